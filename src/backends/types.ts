@@ -1,0 +1,52 @@
+import type { Mode } from '../protocol/methods.js';
+
+/**
+ * Where a hook actually runs. The gateway applies policy before and after; a backend only moves
+ * one method call to the hook and back.
+ *
+ * `call` resolves with the hook's raw `result` (unvalidated: the gateway checks its shape) or
+ * rejects with a BackendError. It must settle within `timeoutMs`; the gateway also guards it.
+ * `notify` never throws and never blocks the caller.
+ */
+export interface HookBackend {
+  readonly kind: 'stdio' | 'module' | 'http';
+  start(): Promise<void>;
+  call(method: string, params: unknown, timeoutMs: number): Promise<unknown>;
+  notify(method: string, params: unknown): void;
+  /** True when calls can be served now (process up, module loaded). */
+  ready(): boolean;
+  close(): Promise<void>;
+}
+
+export type BackendErrorCode =
+  | 'BACKEND_TIMEOUT'
+  | 'BACKEND_UNAVAILABLE'
+  | 'BACKEND_CRASHED'
+  | 'BACKEND_ERROR_REPLY'
+  | 'BACKEND_BAD_REPLY'
+  | 'BACKEND_CLOSED';
+
+export class BackendError extends Error {
+  readonly code: BackendErrorCode;
+  constructor(code: BackendErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BackendError';
+    this.code = code;
+  }
+}
+
+/** What a backend learns about its hook when it is built. */
+export interface BackendContext {
+  tenant: string;
+  hook: string;
+  modes: Mode[];
+  log: BackendLogger;
+}
+
+/** The slice of a logger a backend needs; pino and the Worker logger both satisfy it. */
+export interface BackendLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}

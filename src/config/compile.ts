@@ -1,0 +1,185 @@
+import { orderModes } from '../protocol/methods.js';
+import { type ConfigIssue, ConfigError, fromZodIssues } from './errors.js';
+import type { GatewayConfig, HookRuntime, ResolvedBackend, ResolvedKey, TenantRuntime } from './runtime.js';
+import { type ConfigDocument, configSchema, type HookDocument, type KeyDocument } from './schema.js';
+
+/** Turns a secret reference (`env:NAME`, `file:PATH` or a literal) into its value; throws on failure. */
+export type SecretResolver = (ref: string) => string;
+
+const MIN_HS256_BYTES = 32;
+const encoder = new TextEncoder();
+
+/**
+ * Validates a parsed config document and resolves every secret. All problems are collected and
+ * thrown together as one ConfigError, each naming its path. Runtime-neutral: the Node loader and
+ * the Worker entry differ only in how they read the document and resolve secrets.
+ */
+export function compileConfig(input: unknown, resolveSecret: SecretResolver): GatewayConfig {
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) throw new ConfigError(fromZodIssues(parsed.error.issues));
+  const doc: ConfigDocument = parsed.data;
+  const issues: ConfigIssue[] = [];
+  const resolve = (ref: string, path: string): string | undefined => {
+    try {
+      return resolveSecret(ref);
+    } catch (err) {
+      issues.push({ path, message: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    }
+  };
+
+  const tenants = new Map<string, TenantRuntime>();
+  for (const [tenantName, tenant] of Object.entries(doc.tenants)) {
+    const base = `tenants.${tenantName}`;
+    const keys: ResolvedKey[] = [];
+    tenant.auth.keys.forEach((key, i) => {
+      const k = compileKey(key, `${base}.auth.keys.${i}`, resolve, issues);
+      if (k) keys.push(k);
+    });
+    const kids = keys.map((k) => ('kid' in k ? k.kid : undefined)).filter(Boolean);
+    if (new Set(kids).size !== kids.length)
+      issues.push({ path: `${base}.auth.keys`, message: 'duplicate kid' });
+
+    const hooks = new Map<string, HookRuntime>();
+    for (const [hookName, hook] of Object.entries(tenant.hooks)) {
+      const backend = compileBackend(hook, `${base}.hooks.${hookName}.backend`, resolve);
+      if (backend) hooks.set(hookName, compileHook(tenantName, hookName, hook, backend));
+    }
+    tenants.set(tenantName, {
+      name: tenantName,
+      audience: tenant.auth.audience,
+      issuer: tenant.auth.issuer,
+      clockToleranceS: tenant.auth.clock_tolerance_s,
+      keys,
+      hooks,
+    });
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+
+  const s = doc.server;
+  return {
+    server: {
+      host: s.host,
+      port: s.port,
+      maxBodyBytes: s.max_body_bytes,
+      maxInFlight: s.max_in_flight,
+      wsPingIntervalMs: s.ws_ping_interval_ms,
+      tokenCacheSize: s.token_cache_size,
+      logLevel: s.log_level,
+    },
+    tenants,
+  };
+}
+
+function compileKey(
+  key: KeyDocument,
+  path: string,
+  resolve: (ref: string, path: string) => string | undefined,
+  issues: ConfigIssue[],
+): ResolvedKey | undefined {
+  if ('jwks_url' in key) {
+    return {
+      kind: 'jwks',
+      url: key.jwks_url,
+      algs: key.algs,
+      timeoutMs: key.timeout_ms,
+      cacheMaxAgeMs: key.cache_max_age_ms,
+    };
+  }
+  if (key.alg === 'HS256') {
+    const value = resolve(key.secret, `${path}.secret`);
+    if (value === undefined) return undefined;
+    const secret = encoder.encode(value);
+    if (secret.length < MIN_HS256_BYTES) {
+      issues.push({
+        path: `${path}.secret`,
+        message: `HS256 secret must be at least ${MIN_HS256_BYTES} bytes (got ${secret.length})`,
+      });
+      return undefined;
+    }
+    return { kind: 'secret', kid: key.kid, alg: 'HS256', secret };
+  }
+  let material: string | Record<string, unknown> | undefined = key.public_key;
+  if (typeof material === 'string') {
+    material = resolve(material, `${path}.public_key`);
+    if (material === undefined) return undefined;
+    if (material.trimStart().startsWith('{')) {
+      try {
+        material = JSON.parse(material) as Record<string, unknown>;
+      } catch {
+        issues.push({ path: `${path}.public_key`, message: 'not a PEM (SPKI) key nor a JSON JWK' });
+        return undefined;
+      }
+    } else if (!material.includes('-----BEGIN PUBLIC KEY-----')) {
+      issues.push({
+        path: `${path}.public_key`,
+        message: 'expected a PEM public key (-----BEGIN PUBLIC KEY-----) or a JWK',
+      });
+      return undefined;
+    }
+  }
+  if (typeof material === 'object' && ('d' in material || 'k' in material)) {
+    issues.push({ path: `${path}.public_key`, message: 'a private or symmetric JWK is not a public key' });
+    return undefined;
+  }
+  return { kind: 'public', kid: key.kid, alg: key.alg, key: material };
+}
+
+function compileBackend(
+  hook: HookDocument,
+  path: string,
+  resolve: (ref: string, path: string) => string | undefined,
+): ResolvedBackend | undefined {
+  const b = hook.backend;
+  if (b.type !== 'http') {
+    if (b.type === 'stdio') {
+      const env: Record<string, string> = {};
+      let ok = true;
+      for (const [k, v] of Object.entries(b.env)) {
+        const value = resolve(v, `${path}.env.${k}`);
+        if (value === undefined) ok = false;
+        else env[k] = value;
+      }
+      return ok ? { ...b, env } : undefined;
+    }
+    return b;
+  }
+  const refs = Array.isArray(b.secret) ? b.secret : [b.secret];
+  const secrets: string[] = [];
+  refs.forEach((ref, i) => {
+    const value = resolve(ref, Array.isArray(b.secret) ? `${path}.secret.${i}` : `${path}.secret`);
+    if (value !== undefined) secrets.push(value);
+  });
+  if (secrets.length !== refs.length) return undefined;
+  const { secret: _secret, ...rest } = b;
+  return { ...rest, secrets };
+}
+
+function compileHook(
+  tenant: string,
+  name: string,
+  hook: HookDocument,
+  backend: ResolvedBackend,
+): HookRuntime {
+  const modeList = orderModes(hook.modes);
+  return {
+    tenant,
+    name,
+    modes: new Set(modeList),
+    modeList,
+    tools: new Set(hook.tools),
+    grants: {
+      rewriteTools: new Set(hook.grants.rewrite_tools),
+      rewriteResults: hook.grants.rewrite_results,
+      rewriteLlmResponse: hook.grants.rewrite_llm_response,
+      rewriteMessages: hook.grants.rewrite_messages,
+      rewriteModel: hook.grants.rewrite_model,
+      conversationAccess: hook.grants.conversation_access,
+    },
+    onViolation: hook.on_violation,
+    onFailure: hook.on_failure,
+    timeoutMs: hook.timeout_ms,
+    approvalTimeoutMs: hook.approval_timeout_ms,
+    backend,
+  };
+}

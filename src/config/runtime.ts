@@ -1,0 +1,68 @@
+import type { Mode } from '../protocol/methods.js';
+import type { BackendDocument } from './schema.js';
+
+/** Config after validation and secret resolution: what the gateway runs on, built once at load. */
+
+export type ResolvedKey =
+  | { kind: 'secret'; kid?: string; alg: 'HS256'; secret: Uint8Array }
+  | { kind: 'public'; kid?: string; alg: 'RS256' | 'ES256' | 'EdDSA'; key: string | Record<string, unknown> }
+  | {
+      kind: 'jwks';
+      url: string;
+      algs: ('RS256' | 'ES256' | 'EdDSA')[];
+      timeoutMs: number;
+      cacheMaxAgeMs: number;
+    };
+
+export interface HookGrants {
+  rewriteTools: ReadonlySet<string>;
+  rewriteResults: boolean;
+  rewriteLlmResponse: boolean;
+  rewriteMessages: boolean;
+  rewriteModel: boolean;
+  conversationAccess: boolean;
+}
+
+/** A resolved backend: secret references replaced by their values. */
+export type ResolvedBackend =
+  | Extract<BackendDocument, { type: 'stdio' | 'module' }>
+  | (Omit<Extract<BackendDocument, { type: 'http' }>, 'secret'> & { secrets: string[] });
+
+export interface HookRuntime {
+  tenant: string;
+  name: string;
+  modes: ReadonlySet<Mode>;
+  /** In PicoClaw's hello order. */
+  modeList: readonly Mode[];
+  tools: ReadonlySet<string>;
+  grants: HookGrants;
+  onViolation: 'strip' | 'deny';
+  onFailure: 'open' | 'closed';
+  timeoutMs: number;
+  approvalTimeoutMs: number;
+  backend: ResolvedBackend;
+}
+
+export interface TenantRuntime {
+  name: string;
+  audience: string;
+  issuer?: string;
+  clockToleranceS: number;
+  keys: ResolvedKey[];
+  hooks: ReadonlyMap<string, HookRuntime>;
+}
+
+export interface ServerSettings {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  maxInFlight: number;
+  wsPingIntervalMs: number;
+  tokenCacheSize: number;
+  logLevel: string;
+}
+
+export interface GatewayConfig {
+  server: ServerSettings;
+  tenants: ReadonlyMap<string, TenantRuntime>;
+}

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { MODES } from '../protocol/methods.js';
+
+/**
+ * The user-facing config contract. Names are snake_case as in the YAML; `loadConfig` turns a
+ * validated document into the runtime shapes in ./runtime.ts. Secret values are references
+ * (`env:NAME`, `file:PATH`, or a literal) resolved after validation.
+ */
+
+const name = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 of A-Z a-z 0-9 _ . - (no leading symbol)');
+
+const hmacKey = z
+  .object({
+    kid: z.string().min(1).optional(),
+    alg: z.literal('HS256'),
+    secret: z.string().min(1),
+  })
+  .strict();
+
+const publicKey = z
+  .object({
+    kid: z.string().min(1).optional(),
+    alg: z.enum(['RS256', 'ES256', 'EdDSA']),
+    public_key: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+  })
+  .strict();
+
+const jwksKey = z
+  .object({
+    jwks_url: z.url({ protocol: /^https?$/ }),
+    algs: z.array(z.enum(['RS256', 'ES256', 'EdDSA'])).min(1),
+    timeout_ms: z.number().int().positive().max(30_000).default(5_000),
+    cache_max_age_ms: z.number().int().positive().default(600_000),
+  })
+  .strict();
+
+export const keySchema = z.union([hmacKey, publicKey, jwksKey]);
+
+const stdioBackend = z
+  .object({
+    type: z.literal('stdio'),
+    command: z.array(z.string().min(1)).min(1),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    /** Pass the gateway's own environment to the hook (off: only PATH, HOME, LANG and `env`). */
+    inherit_env: z.boolean().default(false),
+  })
+  .strict();
+
+const moduleBackend = z.object({ type: z.literal('module'), module: z.string().min(1) }).strict();
+
+const httpBackend = z
+  .object({
+    type: z.literal('http'),
+    url: z.url({ protocol: /^https?$/ }),
+    secret: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    timeout_ms: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const backendSchema = z.discriminatedUnion('type', [stdioBackend, moduleBackend, httpBackend]);
+
+const grants = z
+  .object({
+    rewrite_tools: z.array(z.string().min(1)).default([]),
+    rewrite_results: z.boolean().default(false),
+    rewrite_llm_response: z.boolean().default(false),
+    rewrite_messages: z.boolean().default(false),
+    /** before_llm `model` and `options` (max_tokens, temperature, …). */
+    rewrite_model: z.boolean().default(false),
+    conversation_access: z.boolean().default(false),
+  })
+  .strict();
+
+export const hookSchema = z
+  .object({
+    backend: backendSchema,
+    modes: z.array(z.enum(MODES)).min(1).default(['llm', 'tool']),
+    tools: z.array(z.string().min(1)).default([]),
+    grants: grants.default({
+      rewrite_tools: [],
+      rewrite_results: false,
+      rewrite_llm_response: false,
+      rewrite_messages: false,
+      rewrite_model: false,
+      conversation_access: false,
+    }),
+    on_violation: z.enum(['strip', 'deny']).default('strip'),
+    on_failure: z.enum(['open', 'closed']).default('open'),
+    /** Interceptor deadline; stays under PicoClaw's own 5 s. */
+    timeout_ms: z.number().int().positive().max(300_000).default(4_000),
+    /** Approval deadline; stays under PicoClaw's own 60 s. */
+    approval_timeout_ms: z.number().int().positive().max(600_000).default(55_000),
+  })
+  .strict();
+
+export const tenantSchema = z
+  .object({
+    auth: z
+      .object({
+        audience: z.string().min(1).default('hookgate'),
+        issuer: z.string().min(1).optional(),
+        clock_tolerance_s: z.number().int().min(0).max(300).default(0),
+        keys: z.array(keySchema).min(1),
+      })
+      .strict(),
+    hooks: z.record(name, hookSchema),
+  })
+  .strict();
+
+export const serverSchema = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8787),
+    max_body_bytes: z
+      .number()
+      .int()
+      .positive()
+      .max(64 * 1024 * 1024)
+      .default(8 * 1024 * 1024),
+    /** Calls in flight per WebSocket connection. */
+    max_in_flight: z.number().int().positive().max(10_000).default(256),
+    ws_ping_interval_ms: z.number().int().positive().default(30_000),
+    token_cache_size: z.number().int().min(0).default(10_000),
+    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    server: serverSchema.default(serverSchema.parse({})),
+    tenants: z.record(name, tenantSchema),
+  })
+  .strict();
+
+export type ConfigDocument = z.infer<typeof configSchema>;
+export type TenantDocument = z.infer<typeof tenantSchema>;
+export type HookDocument = z.infer<typeof hookSchema>;
+export type KeyDocument = z.infer<typeof keySchema>;
+export type BackendDocument = z.infer<typeof backendSchema>;

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The embedded default config of `npm start`: tenant `demo` with one hook, `weather`, an SDK hook
+ * that injects and answers a `get_weather` plugin tool. The HS256 secret is fresh per start unless
+ * HOOKGATE_DEMO_SECRET is set, so a printed dev token is only good for this process.
+ */
+export function demoConfig(
+  secret = process.env.HOOKGATE_DEMO_SECRET ?? randomBytes(32).toString('base64url'),
+) {
+  return {
+    document: {
+      server: { host: '127.0.0.1', port: 8787 },
+      tenants: {
+        demo: {
+          auth: { audience: 'hookgate', keys: [{ kid: 'demo-1', alg: 'HS256', secret }] },
+          hooks: {
+            weather: {
+              backend: { type: 'module', module: 'examples/weather-sdk.ts' },
+              modes: ['llm', 'tool'],
+              tools: ['get_weather'],
+              on_failure: 'open',
+              timeout_ms: 4000,
+            },
+          },
+        },
+      },
+    },
+    /** The repository root: where `examples/` lives. */
+    baseDir: fileURLToPath(new URL('../..', import.meta.url)),
+  };
+}

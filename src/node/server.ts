@@ -1,0 +1,161 @@
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { serve, upgradeWebSocket } from '@hono/node-server';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { TenantVerifier } from '../auth/verifier.js';
+import { StdioBackend } from '../backends/stdio.js';
+import type { HookBackend } from '../backends/types.js';
+import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import { createApp } from '../server/app.js';
+import { WS_PROTOCOL } from '../server/auth.js';
+import { buildBackends } from '../server/backends.js';
+import { Gateway } from '../server/gateway.js';
+import type { Logger } from '../server/logger.js';
+import { Metrics } from '../server/metrics.js';
+import { CloseCode, type WsSession } from '../server/ws-session.js';
+import { resolvePath } from './config-loader.js';
+import { createNodeLogger } from './logger.js';
+
+export interface StartOptions {
+  config: GatewayConfig;
+  /** Relative module paths and stdio cwd resolve against this. */
+  baseDir: string;
+  host?: string;
+  port?: number;
+  log?: Logger;
+  /** Output buffered per socket before the gateway stops reading from it (backpressure). */
+  wsHighWaterBytes?: number;
+}
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  gateway: Gateway;
+  metrics: Metrics;
+  backends: ReadonlyMap<HookRuntime, HookBackend>;
+  sessions: ReadonlySet<WsSession>;
+  close(): Promise<void>;
+}
+
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** Starts the gateway on Node: backends, key sets, the Hono app, and `ws` for WebSockets. */
+export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
+  const { config, baseDir } = opts;
+  const log = opts.log ?? createNodeLogger(config.server.logLevel);
+  const metrics = new Metrics();
+  const verifiers = new Map<string, TenantVerifier>();
+  for (const tenant of config.tenants.values()) {
+    verifiers.set(tenant.name, await TenantVerifier.create(tenant, config.server.tokenCacheSize));
+  }
+  const backends = await buildBackends(
+    config,
+    {
+      loadModule: (spec) => import(pathToFileURL(resolvePath(baseDir, spec)).href),
+      createStdio: (hook, ctx) => {
+        const b = hook.backend as Extract<HookRuntime['backend'], { type: 'stdio' }>;
+        return new StdioBackend(
+          {
+            command: b.command,
+            env: b.env,
+            cwd: b.cwd ? resolvePath(baseDir, b.cwd) : baseDir,
+            inheritEnv: b.inherit_env,
+            maxLineBytes: config.server.maxBodyBytes,
+          },
+          ctx,
+        );
+      },
+    },
+    log,
+  );
+  // A hook that cannot start does not stop the gateway: its calls get the failure answer and
+  // /readyz says which one is down, while the backend keeps retrying.
+  await Promise.all(
+    [...backends].map(([hook, b]) =>
+      b
+        .start()
+        .catch((err: unknown) =>
+          log.error({ tenant: hook.tenant, hook: hook.name, err: String(err) }, 'backend did not start'),
+        ),
+    ),
+  );
+
+  const gateway = new Gateway({ config, backends, log, metrics });
+  const sessions = new Set<WsSession>();
+  const highWater = opts.wsHighWaterBytes ?? 4 * 1024 * 1024;
+  const app = createApp({
+    config,
+    gateway,
+    verifiers,
+    log,
+    metrics,
+    upgradeWebSocket,
+    sessions,
+    onSocketOpen: (raw, session) =>
+      attachSocketGlue(raw as WebSocket, session, config.server.wsPingIntervalMs, highWater),
+  });
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: config.server.maxBodyBytes,
+    perMessageDeflate: false,
+    // Header-less clients offer "hookgate.v1, bearer.<token>"; only hookgate.v1 is ever selected.
+    handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+  });
+  const host = opts.host ?? config.server.host;
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve(
+      { fetch: app.fetch, hostname: host, port: opts.port ?? config.server.port, websocket: { server: wss } },
+      () => resolve(s),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  log.info({ url }, 'hookgate listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      gateway.drain();
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([...sessions].map((s) => s.idle(SHUTDOWN_GRACE_MS)));
+      for (const s of sessions) s.close(CloseCode.GoingAway, 'server shutting down');
+      for (const c of wss.clients) c.terminate();
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      await Promise.all([...backends.values()].map((b) => b.close()));
+      await stopped;
+    })());
+
+  return { url, port, gateway, metrics, backends, sessions, close };
+}
+
+/**
+ * Keepalive (a peer that misses a ping interval is terminated) and backpressure (when a slow reader
+ * lets output pile up, stop reading its requests until the buffer drains).
+ */
+function attachSocketGlue(ws: WebSocket, session: WsSession, pingMs: number, highWater: number): () => void {
+  let alive = true;
+  ws.on('pong', () => {
+    alive = true;
+  });
+  const ping = setInterval(() => {
+    if (!alive) {
+      session.onClose();
+      ws.terminate();
+      return;
+    }
+    alive = false;
+    ws.ping();
+  }, pingMs);
+  ping.unref();
+  const socket = (ws as unknown as { _socket?: import('node:net').Socket })._socket;
+  const send = ws.send.bind(ws);
+  ws.send = ((data: unknown, ...rest: unknown[]) => {
+    (send as (...a: unknown[]) => void)(data, ...rest);
+    if (socket && ws.bufferedAmount > highWater && !socket.isPaused()) {
+      socket.pause();
+      socket.once('drain', () => socket.resume());
+    }
+  }) as typeof ws.send;
+  return () => clearInterval(ping);
+}

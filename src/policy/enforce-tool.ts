@@ -1,0 +1,140 @@
+import { CONTINUE } from './answers.js';
+import { checkToolResult, type DecodedInterceptor } from './decode.js';
+import { fillBack, isPlainObject, jsonEqual } from './equal.js';
+import type { EffectivePolicy, Enforced, Violation } from './types.js';
+
+export class BadAnswer extends Error {
+  readonly code = 'BAD_ANSWER';
+}
+
+function toolOf(params: Record<string, unknown>): string {
+  return typeof params.tool === 'string' ? params.tool : '';
+}
+
+/** A refused before_tool answer: stripped to continue, or `deny_tool` when the hook says `on_violation: deny`. */
+function refuse(policy: EffectivePolicy, violations: Violation[]): Enforced {
+  if (policy.hook.onViolation === 'deny') {
+    const v = violations[0];
+    return {
+      result: { action: 'deny_tool', reason: `hookgate: ${v.detail} (${v.rule})` },
+      violations,
+    };
+  }
+  return { result: { ...CONTINUE }, violations };
+}
+
+/**
+ * before_tool. `respond` skips the host's approval, so it passes only for the hook's own tools
+ * (the approval-bypass limit). A rename or new arguments pass only for tools the hook owns or was
+ * granted in `rewrite_tools`, and a rename must also land on such a tool.
+ */
+export function enforceBeforeTool(
+  policy: EffectivePolicy,
+  original: Record<string, unknown>,
+  answer: DecodedInterceptor,
+): Enforced {
+  const tool = toolOf(original);
+  if (answer.action === 'respond') {
+    // PicoClaw takes the top-level result first, then call.hook_result; renames are ignored on respond.
+    const result =
+      answer.result ?? (isPlainObject(answer.call?.hook_result) ? answer.call.hook_result : undefined);
+    if (!result) return { result: { ...CONTINUE }, violations: [] };
+    const bad = checkToolResult(result);
+    if (bad) throw new BadAnswer(bad);
+    if (!policy.tools.has(tool)) {
+      return refuse(policy, [
+        {
+          rule: 'respond_tool_not_granted',
+          tool,
+          detail: `hook "${policy.hook.name}" may not answer tool "${tool}"`,
+        },
+      ]);
+    }
+    const out: Record<string, unknown> = { action: 'respond', result };
+    if (answer.reason) out.reason = answer.reason;
+    return { result: out, violations: [] };
+  }
+
+  const call = answer.call;
+  if (!call) return { result: { ...CONTINUE }, violations: [] };
+  const violations: Violation[] = [];
+  const newTool = typeof call.tool === 'string' && call.tool !== '' ? call.tool : tool;
+  const newArgs =
+    call.arguments === undefined || call.arguments === null ? original.arguments : call.arguments;
+  if (newArgs !== undefined && !isPlainObject(newArgs))
+    throw new BadAnswer('call.arguments is not an object');
+  const renamed = newTool !== tool;
+  const argsChanged = !jsonEqual(newArgs ?? {}, original.arguments ?? {});
+  if (!renamed && !argsChanged) return { result: { ...CONTINUE }, violations };
+
+  let finalTool = tool;
+  if (renamed) {
+    if (policy.rewritable.has(tool) && policy.rewritable.has(newTool)) finalTool = newTool;
+    else
+      violations.push({
+        rule: 'rename_not_granted',
+        tool,
+        detail: `hook may not rename tool "${tool}" to "${newTool}"`,
+      });
+  }
+  let finalArgs = original.arguments;
+  if (argsChanged) {
+    if (policy.rewritable.has(tool) && policy.rewritable.has(finalTool)) finalArgs = newArgs;
+    else
+      violations.push({
+        rule: 'rewrite_arguments_not_granted',
+        tool,
+        detail: `hook may not rewrite arguments of tool "${tool}"`,
+      });
+  }
+  if (violations.length > 0 && policy.hook.onViolation === 'deny') return refuse(policy, violations);
+  if (finalTool === tool && finalArgs === original.arguments) return { result: { ...CONTINUE }, violations };
+
+  const outCall: Record<string, unknown> = { ...original, tool: finalTool };
+  if (finalArgs !== undefined) outCall.arguments = finalArgs;
+  const out: Record<string, unknown> = { action: answer.action, call: outCall };
+  if (answer.reason) out.reason = answer.reason;
+  return { result: out, violations };
+}
+
+/**
+ * after_tool. Replacing a tool's result needs `rewrite_results`, except for the hook's own tools.
+ * The new result sits at `result.result` (the envelope PicoClaw decodes); `result.tool` renames
+ * the tool in the host's logs and counts as a rewrite too.
+ */
+export function enforceAfterTool(
+  policy: EffectivePolicy,
+  original: Record<string, unknown>,
+  answer: DecodedInterceptor,
+): Enforced {
+  const envelope = answer.result;
+  if (!envelope) return { result: { ...CONTINUE }, violations: [] };
+  const tool = toolOf(original);
+  const inner = envelope.result;
+  const origInner = isPlainObject(original.result) ? original.result : {};
+  const innerChanged = isPlainObject(inner) && !jsonEqual(inner, origInner);
+  const newTool = typeof envelope.tool === 'string' && envelope.tool !== '' ? envelope.tool : tool;
+  const renamed = newTool !== tool;
+  if (!innerChanged && !renamed) return { result: { ...CONTINUE }, violations: [] };
+  if (innerChanged) {
+    const bad = checkToolResult(inner as Record<string, unknown>);
+    if (bad) throw new BadAnswer(bad);
+  }
+  if (!policy.hook.grants.rewriteResults && !policy.tools.has(tool)) {
+    return {
+      result: { ...CONTINUE },
+      violations: [
+        {
+          rule: 'rewrite_results_not_granted',
+          tool,
+          detail: `hook may not rewrite the result of tool "${tool}"`,
+        },
+      ],
+    };
+  }
+  const outEnvelope: Record<string, unknown> = { ...original, tool: newTool };
+  if (innerChanged) outEnvelope.result = fillBack(origInner, origInner, inner as Record<string, unknown>);
+  const out: Record<string, unknown> = { action: answer.action, result: outEnvelope };
+  if (answer.reason) out.reason = answer.reason;
+  return { result: out, violations: [] };
+}

@@ -1,0 +1,83 @@
+import { Method } from '../protocol/methods.js';
+import { CONTINUE } from './answers.js';
+import { decodeApproval, decodeInterceptor } from './decode.js';
+import { enforceAfterLlm, enforceBeforeLlm } from './enforce-llm.js';
+import { BadAnswer, enforceAfterTool, enforceBeforeTool } from './enforce-tool.js';
+import type { EffectivePolicy, Enforced } from './types.js';
+
+export { continueAnswer, failureAnswer, denyApproval } from './answers.js';
+export { minimiseParams } from './minimise.js';
+export { effectivePolicy } from './types.js';
+export type { EffectivePolicy, Enforced, PolicyRule, Violation } from './types.js';
+
+export type PolicyOutcome = ({ ok: true } & Enforced) | { ok: false; why: string };
+
+/**
+ * Checks and rewrites a hook's answer for one call before it leaves the gateway. Pure: no I/O, no
+ * clock. `original` is the host's params, `shown` what the hook was given (see minimiseParams).
+ * A result PicoClaw could not decode is `ok: false` (the caller answers with the failure mode).
+ */
+export function applyPolicy(
+  method: string,
+  policy: EffectivePolicy,
+  original: Record<string, unknown>,
+  shown: Record<string, unknown>,
+  raw: unknown,
+): PolicyOutcome {
+  if (method === Method.ApproveTool) {
+    const d = decodeApproval(raw);
+    if (!d.ok) return d;
+    // Always explicit: PicoClaw reads a missing `approved` as a denial with no reason.
+    const result: Record<string, unknown> = { approved: d.value.approved };
+    if (d.value.reason) result.reason = d.value.reason;
+    return { ok: true, result, violations: [] };
+  }
+  const d = decodeInterceptor(method, raw);
+  if (!d.ok) return d;
+  const answer = d.value;
+  switch (answer.action) {
+    case 'abort_turn':
+    case 'hard_abort': {
+      const result: Record<string, unknown> = { action: answer.action };
+      if (answer.reason) result.reason = answer.reason;
+      return { ok: true, result, violations: [] };
+    }
+    case 'deny_tool':
+      if (method !== Method.BeforeTool) return neutral();
+      return {
+        ok: true,
+        result: { action: 'deny_tool', ...(answer.reason ? { reason: answer.reason } : {}) },
+        violations: [],
+      };
+    case 'respond':
+      if (method !== Method.BeforeTool) return neutral();
+      break;
+    case 'continue':
+    case 'modify':
+      break;
+    default:
+      // PicoClaw logs an unsupported action and drops this hook's output.
+      return neutral();
+  }
+  try {
+    switch (method) {
+      case Method.BeforeLlm:
+        return { ok: true, ...enforceBeforeLlm(policy, original, shown, answer) };
+      case Method.AfterLlm:
+        return { ok: true, ...enforceAfterLlm(policy, original, shown, answer) };
+      case Method.BeforeTool:
+        return { ok: true, ...enforceBeforeTool(policy, original, answer) };
+      case Method.AfterTool:
+        return { ok: true, ...enforceAfterTool(policy, original, answer) };
+      default:
+        return neutral();
+    }
+  } catch (err) {
+    if (err instanceof BadAnswer) return { ok: false, why: err.message };
+    throw err;
+  }
+}
+
+function neutral(): PolicyOutcome {
+  return { ok: true, result: { ...CONTINUE }, violations: [] };
+}

@@ -1,0 +1,51 @@
+import type { HookRuntime } from '../config/runtime.js';
+
+/** The stable names of the rules the gateway enforces; audit lines and deny reasons carry them. */
+export type PolicyRule =
+  | 'mode_not_granted'
+  | 'respond_tool_not_granted'
+  | 'inject_tool_not_granted'
+  | 'host_tool_definitions_changed'
+  | 'system_messages_changed'
+  | 'rewrite_messages_not_granted'
+  | 'rewrite_model_not_granted'
+  | 'rename_not_granted'
+  | 'rewrite_arguments_not_granted'
+  | 'rewrite_results_not_granted'
+  | 'rewrite_llm_response_not_granted'
+  | 'tool_calls_id_only';
+
+export interface Violation {
+  rule: PolicyRule;
+  tool?: string;
+  detail: string;
+}
+
+/**
+ * What governs one call: the hook's config and the tools this call may use (the hook's `tools`
+ * narrowed by the token's `tools` claim when present).
+ */
+export interface EffectivePolicy {
+  hook: HookRuntime;
+  /** respond and injection. */
+  tools: ReadonlySet<string>;
+  /** before_tool rename / argument rewrites: own tools plus `rewrite_tools`, narrowed likewise. */
+  rewritable: ReadonlySet<string>;
+}
+
+export interface Enforced {
+  /** The result to send to the host. */
+  result: Record<string, unknown>;
+  violations: Violation[];
+}
+
+export function effectivePolicy(hook: HookRuntime, tokenTools?: readonly string[]): EffectivePolicy {
+  const rewritable = new Set([...hook.tools, ...hook.grants.rewriteTools]);
+  if (!tokenTools) return { hook, tools: hook.tools, rewritable };
+  const narrow = new Set(tokenTools);
+  return {
+    hook,
+    tools: new Set([...hook.tools].filter((t) => narrow.has(t))),
+    rewritable: new Set([...rewritable].filter((t) => narrow.has(t))),
+  };
+}

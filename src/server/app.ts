@@ -1,0 +1,189 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { UpgradeWebSocket, WSContext } from 'hono/ws';
+import type { TenantVerifier } from '../auth/verifier.js';
+import type { GatewayConfig } from '../config/runtime.js';
+import { ErrorCode, failure, parseMessage } from '../protocol/jsonrpc.js';
+import { PROTOCOL_VERSION } from '../protocol/methods.js';
+import { type AuthVariables, requireHookAccess, WS_PROTOCOL } from './auth.js';
+import { httpError } from './errors.js';
+import type { Gateway } from './gateway.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { CloseCode, WsSession } from './ws-session.js';
+
+export interface AppDeps {
+  config: GatewayConfig;
+  gateway: Gateway;
+  verifiers: ReadonlyMap<string, TenantVerifier>;
+  log: Logger;
+  metrics: Metrics;
+  /** The runtime's WebSocket upgrade helper (Node: @hono/node-server, Workers: hono/cloudflare-workers). */
+  upgradeWebSocket?: UpgradeWebSocket<any>;
+  /** Runtime glue for a new socket (keepalive, backpressure); returns a cleanup. */
+  onSocketOpen?: (raw: unknown, session: WsSession) => (() => void) | undefined;
+  /** Open sessions, for graceful shutdown. */
+  sessions?: Set<WsSession>;
+}
+
+type Env = { Variables: AuthVariables };
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Builds the gateway's HTTP surface from a validated config. Web-standard only (Request in,
+ * Response out); Node and Workers entries wrap it with their own serving and WebSocket glue.
+ */
+export function createApp(deps: AppDeps): Hono<Env> {
+  const { config, gateway, log, metrics } = deps;
+  const app = new Hono<Env>();
+  const openapi = buildOpenApiDocument();
+
+  app.use('*', async function requestContext(c, next) {
+    const given = c.req.header('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    c.set('requestId', requestId);
+    const started = performance.now();
+    await next();
+    c.header('x-request-id', requestId);
+    // The path only: a query string could carry a token someone put there.
+    log.info(
+      {
+        request_id: requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: +(performance.now() - started).toFixed(2),
+      },
+      'request',
+    );
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse();
+    log.error(
+      { request_id: c.get('requestId'), err: err instanceof Error ? err.message : String(err) },
+      'unhandled error',
+    );
+    return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
+  });
+  app.notFound((c) => c.json({ error: { code: 'not_found', message: 'no such route' } }, 404));
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', (c) => {
+    const notReady: string[] = [];
+    for (const tenant of config.tenants.values()) {
+      for (const hook of tenant.hooks.values()) {
+        if (!gateway.backendOf(hook)?.ready()) notReady.push(`${tenant.name}/${hook.name}`);
+      }
+    }
+    return c.json({ ready: notReady.length === 0, not_ready: notReady }, notReady.length === 0 ? 200 : 503);
+  });
+  app.get('/metrics', (c) => c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
+  app.get('/openapi.json', (c) => c.json(openapi));
+  app.get('/docs', (c) =>
+    c.html(
+      '<!doctype html><html><head><meta charset="utf-8"><title>hookgate API</title></head><body>' +
+        '<redoc spec-url="/openapi.json"></redoc>' +
+        '<script src="https://cdn.redoc.ly/redoc/latest/bundles/redoc.standalone.js"></script>' +
+        '<noscript><a href="/openapi.json">openapi.json</a></noscript></body></html>',
+    ),
+  );
+
+  const access = requireHookAccess(deps.verifiers, (t, h) => gateway.hook(t, h), metrics);
+  const base = '/v1/tenants/:tenant/hooks/:hook';
+
+  app.get(`${base}/ws`, access, async (c, next) => {
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket' || !deps.upgradeWebSocket) {
+      throw httpError(426, 'bad_request', 'expected a WebSocket upgrade', { upgrade: 'websocket' });
+    }
+    const principal = c.get('principal');
+    const hook = c.get('hook');
+    const connectionId = c.get('requestId');
+    let session: WsSession | undefined;
+    let cleanup: (() => void) | undefined;
+    const handler = deps.upgradeWebSocket(() => ({
+      onOpen(_evt: Event, ws: WSContext) {
+        session = new WsSession(
+          { send: (t) => ws.send(t), close: (code, reason) => ws.close(code, reason) },
+          gateway,
+          principal,
+          hook,
+          { maxInFlight: config.server.maxInFlight, log, connectionId },
+        );
+        deps.sessions?.add(session);
+        metrics.inc('hookgate_ws_connections', {}, 1);
+        cleanup = deps.onSocketOpen?.(ws.raw, session);
+      },
+      onMessage(evt: MessageEvent, _ws: WSContext) {
+        if (typeof evt.data === 'string') session?.onText(evt.data);
+        else session?.onBinary();
+      },
+      onClose() {
+        if (!session) return;
+        session.onClose();
+        deps.sessions?.delete(session);
+        metrics.inc('hookgate_ws_connections', {}, -1);
+        cleanup?.();
+      },
+    }));
+    return handler(c, next);
+  });
+
+  app.get(base, access, (c) => {
+    const hook = c.get('hook');
+    const policy = gateway.policyFor(c.get('principal'), hook);
+    const backend = gateway.backendOf(hook);
+    return c.json({
+      tenant: hook.tenant,
+      hook: hook.name,
+      protocol_version: PROTOCOL_VERSION,
+      modes: hook.modeList,
+      tools: [...policy.tools],
+      grants: {
+        rewrite_tools: [...policy.rewritable].filter((t) => !policy.tools.has(t)),
+        rewrite_results: hook.grants.rewriteResults,
+        rewrite_llm_response: hook.grants.rewriteLlmResponse,
+        rewrite_messages: hook.grants.rewriteMessages,
+        rewrite_model: hook.grants.rewriteModel,
+        conversation_access: hook.grants.conversationAccess,
+      },
+      on_violation: hook.onViolation,
+      on_failure: hook.onFailure,
+      timeout_ms: hook.timeoutMs,
+      approval_timeout_ms: hook.approvalTimeoutMs,
+      limits: { max_body_bytes: config.server.maxBodyBytes, max_in_flight: config.server.maxInFlight },
+      backend: { type: hook.backend.type, ready: backend?.ready() ?? false },
+    });
+  });
+
+  app.post(
+    base,
+    access,
+    bodyLimit({
+      maxSize: config.server.maxBodyBytes,
+      onError: () => {
+        throw httpError(413, 'payload_too_large', `message over ${config.server.maxBodyBytes} bytes`);
+      },
+    }),
+    async (c) => {
+      const text = await c.req.text();
+      const parsed = parseMessage(text);
+      if (!parsed.ok) return c.json(parsed.response);
+      const response = await gateway.handle(
+        c.get('principal'),
+        c.get('hook'),
+        parsed.message,
+        c.get('requestId'),
+      );
+      if (!response) return c.body(null, 202);
+      return c.json(response);
+    },
+  );
+
+  return app;
+}
+
+export { CloseCode, WS_PROTOCOL, failure, ErrorCode };

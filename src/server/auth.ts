@@ -1,0 +1,89 @@
+import type { MiddlewareHandler } from 'hono';
+import { AuthError } from '../auth/errors.js';
+import { mayCallHook, type Principal } from '../auth/principal.js';
+import type { TenantVerifier } from '../auth/verifier.js';
+import type { HookRuntime } from '../config/runtime.js';
+import { httpError, unauthorized } from './errors.js';
+import type { Metrics } from './metrics.js';
+
+export const WS_PROTOCOL = 'hookgate.v1';
+const BEARER_PROTOCOL_PREFIX = 'bearer.';
+
+export type AuthVariables = { principal: Principal; hook: HookRuntime; requestId: string };
+
+/**
+ * The token comes from `Authorization: Bearer`, or for WebSocket clients that cannot set headers,
+ * from a `Sec-WebSocket-Protocol` entry `bearer.<token>`. Never from the URL.
+ */
+export function extractToken(headers: Headers): string | undefined {
+  const auth = headers.get('authorization');
+  if (auth) {
+    const m = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(auth);
+    return m ? m[1] : undefined;
+  }
+  const offered = headers.get('sec-websocket-protocol');
+  if (offered && headers.get('upgrade')?.toLowerCase() === 'websocket') {
+    for (const p of offered.split(',')) {
+      const v = p.trim();
+      if (v.startsWith(BEARER_PROTOCOL_PREFIX)) return v.slice(BEARER_PROTOCOL_PREFIX.length);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Authenticates and authorises a call on /v1/tenants/{tenant}/hooks/{hook}: 401 for a missing or
+ * bad token, 403 for a good token that names another tenant or not this hook, 404 for a hook the
+ * tenant does not have.
+ */
+export function requireHookAccess(
+  verifiers: ReadonlyMap<string, TenantVerifier>,
+  hooks: (tenant: string, hook: string) => HookRuntime | undefined,
+  metrics: Metrics,
+): MiddlewareHandler<{ Variables: AuthVariables }> {
+  return async function hookAccess(c, next) {
+    const tenant = c.req.param('tenant') ?? '';
+    const hookName = c.req.param('hook') ?? '';
+    const token = extractToken(c.req.raw.headers);
+    const fail = (reason: string) =>
+      metrics.inc('hookgate_auth_failures_total', { tenant: verifiers.has(tenant) ? tenant : '?', reason });
+    if (!token) {
+      fail('missing');
+      const inQuery = /[?&](access_token|token|jwt)=/i.test(c.req.url);
+      throw unauthorized(
+        inQuery
+          ? 'tokens in the URL are not accepted; use Authorization: Bearer'
+          : 'a bearer token is required',
+        inQuery ? 'invalid_request' : 'invalid_token',
+      );
+    }
+    const verifier = verifiers.get(tenant);
+    if (!verifier) {
+      // Same answer as a bad token: do not reveal which tenants exist.
+      fail('unknown_tenant');
+      throw unauthorized('token did not verify');
+    }
+    let principal: Principal;
+    try {
+      principal = await verifier.verify(token);
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      fail(err.code.toLowerCase());
+      if (err.status === 403) throw httpError(403, 'forbidden', err.message);
+      throw unauthorized(err.message);
+    }
+    if (principal.tenant !== tenant) {
+      fail('tenant_mismatch');
+      throw httpError(403, 'forbidden', 'token is not valid for this tenant');
+    }
+    if (!mayCallHook(principal, hookName)) {
+      fail('hook_not_allowed');
+      throw httpError(403, 'forbidden', `token does not allow hook "${hookName}"`);
+    }
+    const hook = hooks(tenant, hookName);
+    if (!hook) throw httpError(404, 'not_found', `tenant has no hook "${hookName}"`);
+    c.set('principal', principal);
+    c.set('hook', hook);
+    await next();
+  };
+}

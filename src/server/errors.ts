@@ -1,0 +1,35 @@
+import { HTTPException } from 'hono/http-exception';
+
+export type HttpErrorCode =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'too_many_requests'
+  | 'unavailable'
+  | 'bad_request'
+  | 'internal';
+
+/**
+ * Transport-level failures leave as an HTTP status with `{"error":{"code","message"}}`; one
+ * HTTPException carries the exact response, as in hono.
+ */
+export function httpError(
+  status: number,
+  code: HttpErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): HTTPException {
+  const res = new Response(JSON.stringify({ error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
+  return new HTTPException(status as 400, { res, message });
+}
+
+export function unauthorized(message: string, code = 'invalid_token'): HTTPException {
+  const description = message.replace(/["\\]/g, "'");
+  return httpError(401, 'unauthorized', message, {
+    'www-authenticate': `Bearer realm="hookgate", error="${code}", error_description="${description}"`,
+  });
+}

@@ -1,0 +1,270 @@
+import type { Principal } from '../auth/principal.js';
+import { BackendError, type HookBackend } from '../backends/types.js';
+import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import {
+  ErrorCode,
+  failure,
+  isNotification,
+  isRequest,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  success,
+} from '../protocol/jsonrpc.js';
+import { isCallMethod, isEventMethod, Method, modeOf, PROTOCOL_VERSION } from '../protocol/methods.js';
+import {
+  applyPolicy,
+  continueAnswer,
+  denyApproval,
+  type EffectivePolicy,
+  effectivePolicy,
+  failureAnswer,
+  minimiseParams,
+  type Violation,
+} from '../policy/index.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+
+/** One audit line per policy refusal: who, what, which rule, and what was sent instead. */
+export interface AuditEvent {
+  decision_id: string;
+  tenant: string;
+  hook: string;
+  method: string;
+  tool?: string;
+  rule: string;
+  detail: string;
+  answered: string;
+  request_id?: string;
+}
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  backends: ReadonlyMap<HookRuntime, HookBackend>;
+  log: Logger;
+  metrics: Metrics;
+}
+
+/** Extra time the gateway gives a backend beyond its own deadline before answering for it. */
+const GUARD_MS = 50;
+
+/**
+ * The transport-independent call path: mode gate → data minimisation → backend (with deadline) →
+ * policy → audit. HTTP and WebSocket both end here, so every answer passes the same checks.
+ */
+export class Gateway {
+  private readonly policies = new WeakMap<Principal, Map<HookRuntime, EffectivePolicy>>();
+  private readonly defaultPolicies = new Map<HookRuntime, EffectivePolicy>();
+  private closing = false;
+
+  constructor(private readonly deps: GatewayDeps) {}
+
+  hook(tenant: string, hook: string): HookRuntime | undefined {
+    return this.deps.config.tenants.get(tenant)?.hooks.get(hook);
+  }
+
+  backendOf(hook: HookRuntime): HookBackend | undefined {
+    return this.deps.backends.get(hook);
+  }
+
+  /** Stop taking new calls (shutdown); calls in flight still finish. */
+  drain(): void {
+    this.closing = true;
+  }
+
+  policyFor(principal: Principal, hook: HookRuntime): EffectivePolicy {
+    if (!principal.tools) {
+      let p = this.defaultPolicies.get(hook);
+      if (!p) {
+        p = effectivePolicy(hook);
+        this.defaultPolicies.set(hook, p);
+      }
+      return p;
+    }
+    let byHook = this.policies.get(principal);
+    if (!byHook) {
+      byHook = new Map();
+      this.policies.set(principal, byHook);
+    }
+    let p = byHook.get(hook);
+    if (!p) {
+      p = effectivePolicy(hook, principal.tools);
+      byHook.set(hook, p);
+    }
+    return p;
+  }
+
+  /** Answers one message; resolves with null for a notification. Never rejects. */
+  async handle(
+    principal: Principal,
+    hook: HookRuntime,
+    msg: JsonRpcMessage,
+    requestId?: string,
+  ): Promise<JsonRpcResponse | null> {
+    if (isNotification(msg)) {
+      this.deliverEvent(hook, msg.method, msg.params);
+      return null;
+    }
+    if (!isRequest(msg))
+      return failure(null, ErrorCode.InvalidRequest, 'hookgate accepts requests and notifications only');
+    const { id, method } = msg;
+    if (this.closing) return failure(id, ErrorCode.ShuttingDown, 'gateway is shutting down');
+    const policy = this.policyFor(principal, hook);
+    if (method === Method.Hello) {
+      return success(id, {
+        ok: true,
+        name: hook.name,
+        version: PROTOCOL_VERSION,
+        modes: hook.modeList,
+        tools: [...policy.tools],
+      });
+    }
+    if (isEventMethod(method)) {
+      this.deliverEvent(hook, method, msg.params);
+      return success(id, {});
+    }
+    if (!isCallMethod(method)) return failure(id, ErrorCode.MethodNotFound, `unknown method ${method}`);
+    const params = msg.params;
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+      return failure(id, ErrorCode.InvalidParams, `${method} params must be an object`);
+    }
+    const result = await this.call(policy, method, params as Record<string, unknown>, requestId);
+    return success(id, result);
+  }
+
+  private async call(
+    policy: EffectivePolicy,
+    method: string,
+    original: Record<string, unknown>,
+    requestId?: string,
+  ): Promise<Record<string, unknown>> {
+    const hook = policy.hook;
+    const labels = { tenant: hook.tenant, hook: hook.name, method };
+    const mode = modeOf(method);
+    if (!mode || !hook.modes.has(mode)) {
+      // Never forwarded: the gateway answers as a host without this hook would proceed.
+      const answer =
+        method === Method.ApproveTool
+          ? denyApproval(`hookgate: hook "${hook.name}" is not granted the approve mode`)
+          : continueAnswer();
+      this.audit(
+        policy,
+        method,
+        original,
+        [{ rule: 'mode_not_granted', detail: `mode ${mode} not granted` }],
+        answer,
+        requestId,
+      );
+      this.deps.metrics.inc('hookgate_calls_total', { ...labels, outcome: 'mode_not_granted' });
+      return answer;
+    }
+    const backend = this.deps.backends.get(hook);
+    const shown = hook.grants.conversationAccess
+      ? original
+      : (minimiseParams(method, original) as Record<string, unknown>);
+    const timeoutMs = method === Method.ApproveTool ? hook.approvalTimeoutMs : hook.timeoutMs;
+    let raw: unknown;
+    try {
+      if (!backend) throw new BackendError('BACKEND_UNAVAILABLE', 'no backend');
+      raw = await withDeadline(backend.call(method, shown, timeoutMs), timeoutMs + GUARD_MS);
+    } catch (err) {
+      return this.failed(policy, method, err, requestId);
+    }
+    const outcome = applyPolicy(method, policy, original, shown, raw);
+    if (!outcome.ok) {
+      return this.failed(policy, method, new BackendError('BACKEND_BAD_REPLY', outcome.why), requestId);
+    }
+    if (outcome.violations.length > 0)
+      this.audit(policy, method, original, outcome.violations, outcome.result, requestId);
+    this.deps.metrics.inc('hookgate_calls_total', {
+      ...labels,
+      outcome: outcome.violations.length > 0 ? 'refused' : 'ok',
+    });
+    return outcome.result;
+  }
+
+  private failed(
+    policy: EffectivePolicy,
+    method: string,
+    err: unknown,
+    requestId?: string,
+  ): Record<string, unknown> {
+    const hook = policy.hook;
+    const code = err instanceof BackendError ? err.code : 'BACKEND_UNAVAILABLE';
+    const why = err instanceof Error ? err.message : String(err);
+    this.deps.log.warn(
+      {
+        tenant: hook.tenant,
+        hook: hook.name,
+        method,
+        code,
+        why,
+        on_failure: hook.onFailure,
+        request_id: requestId,
+      },
+      'hook failed; answered by its failure mode',
+    );
+    this.deps.metrics.inc('hookgate_backend_failures_total', { tenant: hook.tenant, hook: hook.name, code });
+    this.deps.metrics.inc('hookgate_calls_total', {
+      tenant: hook.tenant,
+      hook: hook.name,
+      method,
+      outcome: 'failed',
+    });
+    return failureAnswer(
+      hook,
+      method,
+      code === 'BACKEND_TIMEOUT' ? 'timed out' : 'unavailable or invalid answer',
+    );
+  }
+
+  private deliverEvent(hook: HookRuntime, method: string, params: unknown): void {
+    const labels = { tenant: hook.tenant, hook: hook.name };
+    const backend = this.deps.backends.get(hook);
+    if (!isEventMethod(method) || !hook.modes.has('observe') || !backend) {
+      this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'dropped' });
+      return;
+    }
+    // PicoClaw sends hook.runtime_event; older hosts sent hook.event. Backends get what they were sent.
+    backend.notify(method, params);
+    this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'delivered' });
+  }
+
+  private audit(
+    policy: EffectivePolicy,
+    method: string,
+    original: Record<string, unknown>,
+    violations: Violation[],
+    answer: Record<string, unknown>,
+    requestId?: string,
+  ): void {
+    const hook = policy.hook;
+    const answered = 'approved' in answer ? `approved:${answer.approved}` : String(answer.action);
+    for (const v of violations) {
+      const event: AuditEvent = {
+        decision_id: crypto.randomUUID(),
+        tenant: hook.tenant,
+        hook: hook.name,
+        method,
+        tool: v.tool ?? (typeof original.tool === 'string' ? original.tool : undefined),
+        rule: v.rule,
+        detail: v.detail,
+        answered,
+        request_id: requestId,
+      };
+      this.deps.log.warn({ audit: event }, 'policy refusal');
+      this.deps.metrics.inc('hookgate_policy_refusals_total', {
+        tenant: hook.tenant,
+        hook: hook.name,
+        rule: v.rule,
+      });
+    }
+  }
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BackendError('BACKEND_TIMEOUT', `no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, guard]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,66 @@
+/**
+ * A few counters and gauges in Prometheus text format. Label sets are small and fixed (tenant, hook,
+ * method, outcome, rule), so a map keyed by the rendered label string is enough.
+ */
+type Labels = Record<string, string>;
+
+interface Family {
+  help: string;
+  type: 'counter' | 'gauge';
+  values: Map<string, number>;
+}
+
+export class Metrics {
+  private readonly families = new Map<string, Family>();
+
+  constructor() {
+    this.define('hookgate_calls_total', 'counter', 'Hook calls answered, by outcome');
+    this.define(
+      'hookgate_policy_refusals_total',
+      'counter',
+      'Parts of hook answers refused by policy, by rule',
+    );
+    this.define(
+      'hookgate_backend_failures_total',
+      'counter',
+      'Backend failures answered by the failure mode',
+    );
+    this.define('hookgate_events_total', 'counter', 'Runtime events received, by outcome');
+    this.define(
+      'hookgate_auth_failures_total',
+      'counter',
+      'Requests refused by authentication or authorisation',
+    );
+    this.define('hookgate_ws_connections', 'gauge', 'Open WebSocket connections');
+  }
+
+  private define(name: string, type: Family['type'], help: string): void {
+    this.families.set(name, { help, type, values: new Map() });
+  }
+
+  inc(name: string, labels: Labels = {}, by = 1): void {
+    const f = this.families.get(name);
+    if (!f) return;
+    const key = renderLabels(labels);
+    f.values.set(key, (f.values.get(key) ?? 0) + by);
+  }
+
+  get(name: string, labels: Labels = {}): number {
+    return this.families.get(name)?.values.get(renderLabels(labels)) ?? 0;
+  }
+
+  render(): string {
+    const lines: string[] = [];
+    for (const [name, f] of this.families) {
+      lines.push(`# HELP ${name} ${f.help}`, `# TYPE ${name} ${f.type}`);
+      for (const [labels, v] of f.values) lines.push(`${name}${labels} ${v}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+function renderLabels(labels: Labels): string {
+  const keys = Object.keys(labels);
+  if (keys.length === 0) return '';
+  return `{${keys.map((k) => `${k}="${labels[k].replace(/["\\\n]/g, '_')}"`).join(',')}}`;
+}

@@ -1,0 +1,134 @@
+import type { Principal } from '../auth/principal.js';
+import type { HookRuntime } from '../config/runtime.js';
+import { ErrorCode, failure, isRequest, parseMessage } from '../protocol/jsonrpc.js';
+import type { Gateway } from './gateway.js';
+import type { Logger } from './logger.js';
+
+/** The slice of a WebSocket the session needs; Node's `ws` and the Workers runtime both provide it. */
+export interface SessionSocket {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+}
+
+export const CloseCode = {
+  Normal: 1000,
+  GoingAway: 1001,
+  UnsupportedData: 1003,
+  PolicyViolation: 1008,
+  TooBig: 1009,
+  InternalError: 1011,
+} as const;
+
+/** setTimeout's longest delay (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * One multiplexed JSON-RPC connection: many calls in flight, answered in any order; a frame that
+ * is not JSON-RPC gets a JSON-RPC error and the socket stays open; calls beyond the in-flight bound
+ * are refused with an error instead of queued; the socket closes with 1008 when its token expires.
+ */
+export class WsSession {
+  private inFlight = 0;
+  private closed = false;
+  private expiryTimer?: ReturnType<typeof setTimeout>;
+  private readonly drained: Array<() => void> = [];
+
+  constructor(
+    private readonly socket: SessionSocket,
+    private readonly gateway: Gateway,
+    private readonly principal: Principal,
+    private readonly hook: HookRuntime,
+    private readonly opts: { maxInFlight: number; log: Logger; connectionId: string },
+  ) {
+    this.armExpiry();
+  }
+
+  get pending(): number {
+    return this.inFlight;
+  }
+
+  private armExpiry(nowMs = Date.now()): void {
+    const ms = this.principal.exp * 1000 - nowMs;
+    if (ms <= 0) {
+      this.close(CloseCode.PolicyViolation, 'token expired');
+      return;
+    }
+    this.expiryTimer = setTimeout(() => this.armExpiry(), Math.min(ms, MAX_TIMER_MS));
+  }
+
+  onText(text: string): void {
+    if (this.closed) return;
+    const parsed = parseMessage(text);
+    if (!parsed.ok) {
+      this.sendJson(parsed.response);
+      return;
+    }
+    const msg = parsed.message;
+    if (isRequest(msg) && this.inFlight >= this.opts.maxInFlight) {
+      this.sendJson(
+        failure(msg.id, ErrorCode.Overloaded, `too many calls in flight (limit ${this.opts.maxInFlight})`),
+      );
+      return;
+    }
+    const counted = isRequest(msg);
+    if (counted) this.inFlight++;
+    this.gateway
+      .handle(this.principal, this.hook, msg, this.opts.connectionId)
+      .then((response) => {
+        if (response) this.sendJson(response);
+      })
+      .catch((err: unknown) => {
+        this.opts.log.error({ err: String(err), connection_id: this.opts.connectionId }, 'ws call failed');
+        if (isRequest(msg)) this.sendJson(failure(msg.id, ErrorCode.InternalError, 'internal error'));
+      })
+      .finally(() => {
+        if (counted) this.inFlight--;
+        if (this.inFlight === 0) for (const f of this.drained.splice(0)) f();
+      });
+  }
+
+  /** Binary frames are not JSON-RPC text; answer with an error and keep the socket. */
+  onBinary(): void {
+    this.sendJson(
+      failure(null, ErrorCode.InvalidRequest, 'binary frames are not supported; send JSON text frames'),
+    );
+  }
+
+  /** Resolves when no call is in flight (or after `timeoutMs`), for graceful shutdown. */
+  idle(timeoutMs: number): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, timeoutMs);
+      this.drained.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.expiryTimer);
+    try {
+      this.socket.close(code, reason);
+    } catch {
+      // already closing
+    }
+  }
+
+  /** The peer went away. */
+  onClose(): void {
+    this.closed = true;
+    clearTimeout(this.expiryTimer);
+  }
+
+  private sendJson(value: unknown): void {
+    if (this.closed) return;
+    try {
+      this.socket.send(JSON.stringify(value));
+    } catch (err) {
+      this.opts.log.debug({ err: String(err), connection_id: this.opts.connectionId }, 'ws send failed');
+    }
+  }
+}
