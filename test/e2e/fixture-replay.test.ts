@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_DIR, loadTranscript, matchingReply, type Transcript, transcriptFiles } from '../helpers/fixtures.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { hostEffect, type Reply } from '../helpers/picoclaw-host.js';
+
+const HOOK_SCRIPT = join(import.meta.dirname, '..', 'helpers', 'transcript-hook.mjs');
+
+/** Every grant on: a fully trusted hook must pass through the gateway unchanged in effect. */
+function trustedHook(t: Transcript) {
+  return {
+    backend: { type: 'stdio', command: [process.execPath, HOOK_SCRIPT, join(FIXTURE_DIR, t.file)] },
+    modes: t.hello.params.modes,
+    tools: ['get_weather'],
+    grants: {
+      rewrite_tools: ['exec', 'read_file'],
+      rewrite_results: true,
+      rewrite_llm_response: true,
+      rewrite_messages: true,
+      rewrite_model: true,
+      conversation_access: true,
+    },
+    timeout_ms: 500,
+    approval_timeout_ms: 500,
+  };
+}
+
+function replyOf(body: any): Reply {
+  if ('error' in body) return { error: body.error };
+  return { result: body.result };
+}
+
+describe.each(transcriptFiles())('replaying %s through the gateway', (file) => {
+  const t = loadTranscript(file);
+  const hookName = t.hello.params.name as string;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({ tenants: { acme: tenantDoc({ [hookName]: trustedHook(t) }) } });
+  });
+  afterAll(() => gw?.close());
+
+  it('gives the host the effect the transcript expects, for every call', async () => {
+    const helloFailed = t.lines.some((l) => l.dir === 'hook->host' && l.msg?.id === 1 && 'error' in l.msg);
+    for (const ex of t.exchanges) {
+      const body = await gw.call(hookName, ex.request.method, ex.request.params);
+      expect(body.jsonrpc).toBe('2.0');
+      expect(body.result, `${ex.request.method} must get a result PicoClaw can use`).toBeTypeOf('object');
+      const expected = helloFailed ? undefined : matchingReply(ex);
+      const want = hostEffect(ex.request.method, ex.request.params, expected ? replyOf(expected) : undefined);
+      const got = hostEffect(ex.request.method, ex.request.params, replyOf(body));
+      expect(got, `${file} ${ex.request.method}`).toEqual(want);
+      if (ex.request.method === 'hook.approve_tool') {
+        expect(typeof body.result.approved).toBe('boolean');
+      }
+    }
+  });
+
+  it('accepts runtime events as notifications (202, no body)', async () => {
+    const token = await gw.token();
+    for (const n of t.notifications) {
+      const res = await gw.post('acme', hookName, n, token);
+      expect(res.status).toBe(202);
+      expect(await res.text()).toBe('');
+    }
+  });
+
+  it('answers hook.hello itself with the granted modes', async () => {
+    const body = await gw.call(hookName, 'hook.hello', t.hello.params);
+    expect(body.result).toMatchObject({ ok: true, name: hookName, version: 1, modes: t.hello.params.modes });
+  });
+});
+
+describe('a hook whose hello fails (03-handshake-error)', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    const t = loadTranscript('03-handshake-error.jsonl');
+    gw = await startTestGateway({ tenants: { acme: tenantDoc({ h: { ...trustedHook(t), on_failure: 'closed' } }) } });
+  });
+  afterAll(() => gw?.close());
+
+  it('is reported not ready and its calls get the failure answer, not a hang', async () => {
+    const ready = await fetch(`${gw.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as any).not_ready).toEqual(['acme/h']);
+    const body = await gw.call('h', 'hook.before_tool', { tool: 'exec', arguments: { command: 'ls' } });
+    expect(body.result).toMatchObject({ action: 'deny_tool' });
+    expect(body.result.reason).toMatch(/failed/);
+  });
+});

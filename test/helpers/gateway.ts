@@ -1,0 +1,75 @@
+import { Writable } from 'node:stream';
+import { compileConfig } from '../../src/config/compile.js';
+import type { GatewayConfig } from '../../src/config/runtime.js';
+import { createNodeLogger } from '../../src/node/logger.js';
+import { type RunningGateway, startGateway } from '../../src/node/server.js';
+import { signDevToken } from '../../src/node/token.js';
+
+export const SECRET = 'test-secret-0123456789-abcdefghijklmnop';
+export const REPO = new URL('../..', import.meta.url).pathname;
+
+/** Captures the gateway's real pino output as parsed JSON lines (and the raw text, for leak checks). */
+export class LogCapture extends Writable {
+  readonly raw: string[] = [];
+  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
+    this.raw.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    cb();
+  }
+  get lines(): Record<string, any>[] {
+    return this.raw.map((l) => JSON.parse(l));
+  }
+  get text(): string {
+    return this.raw.join('\n');
+  }
+  audits(): Record<string, any>[] {
+    return this.lines.filter((l) => l.audit).map((l) => l.audit);
+  }
+}
+
+export function tenantDoc(hooks: Record<string, unknown>, auth: Record<string, unknown> = {}) {
+  return { auth: { keys: [{ kid: 'k1', alg: 'HS256', secret: SECRET }], ...auth }, hooks };
+}
+
+export interface TestGateway extends RunningGateway {
+  config: GatewayConfig;
+  logs: LogCapture;
+  token(opts?: { tenant?: string; hooks?: string[]; tools?: string[]; ttlSeconds?: number }): Promise<string>;
+  post(tenant: string, hook: string, body: unknown, token?: string): Promise<Response>;
+  call(hook: string, method: string, params: unknown, opts?: { tenant?: string; token?: string }): Promise<any>;
+}
+
+let nextId = 1;
+
+/** A real gateway on 127.0.0.1 (random port) with its logs captured. */
+export async function startTestGateway(doc: { server?: object; tenants: Record<string, unknown> }): Promise<TestGateway> {
+  const config = compileConfig({ server: { port: 0, log_level: 'debug', ...doc.server }, tenants: doc.tenants }, (r) => r);
+  const logs = new LogCapture();
+  const running = await startGateway({ config, baseDir: REPO, log: createNodeLogger('debug', logs) });
+  const gw: TestGateway = {
+    ...running,
+    config,
+    logs,
+    async token(opts = {}) {
+      const tenant = config.tenants.get(opts.tenant ?? [...config.tenants.keys()][0])!;
+      return signDevToken(tenant, { hooks: opts.hooks ?? ['*'], tools: opts.tools, ttlSeconds: opts.ttlSeconds ?? 600 });
+    },
+    async post(tenant, hook, body, token) {
+      return fetch(`${running.url}/v1/tenants/${tenant}/hooks/${hook}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    },
+    async call(hook, method, params, opts = {}) {
+      const tenant = opts.tenant ?? [...config.tenants.keys()][0];
+      const token = opts.token ?? (await gw.token({ tenant }));
+      const id = nextId++;
+      const res = await gw.post(tenant, hook, { jsonrpc: '2.0', id, method, params }, token);
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+      const body = (await res.json()) as any;
+      if (body.id !== id) throw new Error(`id mismatch: ${JSON.stringify(body)}`);
+      return body;
+    },
+  };
+  return gw;
+}
