@@ -31,7 +31,7 @@ export class TenantVerifier {
       if (cached.exp > nowSeconds) return cached;
       this.cache.delete(token);
     }
-    const principal = await this.verifyUncached(token);
+    const principal = await this.verifyUncached(token, nowSeconds);
     if (this.cacheSize > 0) {
       if (this.cache.size >= this.cacheSize) {
         const oldest = this.cache.keys().next().value;
@@ -42,7 +42,7 @@ export class TenantVerifier {
     return principal;
   }
 
-  private async verifyUncached(token: string): Promise<Principal> {
+  private async verifyUncached(token: string, nowSeconds: number): Promise<Principal> {
     let header: { alg?: string; kid?: string };
     try {
       header = decodeProtectedHeader(token);
@@ -67,6 +67,7 @@ export class TenantVerifier {
           issuer: this.tenant.issuer,
           clockTolerance: this.tenant.clockToleranceS,
           requiredClaims: ['exp'],
+          currentDate: new Date(nowSeconds * 1000),
         });
         return toPrincipal(payload);
       } catch (err) {

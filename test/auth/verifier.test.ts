@@ -1,0 +1,74 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateKeyPair, SignJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { AuthError } from '../../src/auth/errors.js';
+import { TenantVerifier } from '../../src/auth/verifier.js';
+import { compileConfig } from '../../src/config/compile.js';
+
+const SECRET = 'verifier-test-secret-0123456789abcdefgh';
+
+function tenant(keys: unknown[]) {
+  const c = compileConfig({ tenants: { acme: { auth: { keys }, hooks: {} } } }, (r) => r);
+  return c.tenants.get('acme')!;
+}
+
+const sign = (exp: number, extra: Record<string, unknown> = {}) =>
+  new SignJWT({ tenant: 'acme', hooks: ['*'], ...extra })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setAudience('hookgate')
+    .setExpirationTime(exp)
+    .sign(new TextEncoder().encode(SECRET));
+
+describe('TenantVerifier', () => {
+  it('caches a verified token until its exp, then verifies again (and refuses it)', async () => {
+    const v = await TenantVerifier.create(tenant([{ alg: 'HS256', secret: SECRET }]), 100);
+    const exp = Math.floor(Date.now() / 1000) + 60;
+    const token = await sign(exp);
+    const a = await v.verify(token);
+    const b = await v.verify(token);
+    expect(b).toBe(a);
+    await expect(v.verify(token, exp + 1)).rejects.toMatchObject({ code: 'TOKEN_EXPIRED', status: 401 });
+  });
+
+  it('bounds the cache in size', async () => {
+    const v = await TenantVerifier.create(tenant([{ alg: 'HS256', secret: SECRET }]), 2);
+    const exp = Math.floor(Date.now() / 1000) + 60;
+    for (let i = 0; i < 5; i++) await v.verify(await sign(exp, { n: i }));
+    expect((v as unknown as { cache: Map<string, unknown> }).cache.size).toBe(2);
+  });
+
+  it('gives up on a slow JWKS endpoint within its timeout instead of hanging', async () => {
+    const server = createServer(() => {
+      /* never answers */
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+    try {
+      const v = await TenantVerifier.create(
+        tenant([{ jwks_url: url, algs: ['RS256'], timeout_ms: 200 }]),
+        10,
+      );
+      const { privateKey } = await generateKeyPair('RS256');
+      const token = await new SignJWT({ tenant: 'acme', hooks: ['*'] })
+        .setProtectedHeader({ alg: 'RS256', kid: 'x' })
+        .setAudience('hookgate')
+        .setExpirationTime('5m')
+        .sign(privateKey);
+      const started = Date.now();
+      const err = await v.verify(token).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AuthError);
+      expect((err as AuthError).status).toBe(401);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('refuses a token whose claims have the wrong types', async () => {
+    const v = await TenantVerifier.create(tenant([{ alg: 'HS256', secret: SECRET }]), 10);
+    const token = await sign(Math.floor(Date.now() / 1000) + 60, { hooks: 'weather' });
+    await expect(v.verify(token)).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
+  });
+});
