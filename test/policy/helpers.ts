@@ -11,7 +11,9 @@ export function hookWith(settings: Record<string, unknown> = {}): HookRuntime {
       tenants: {
         acme: {
           auth: { keys: [{ alg: 'HS256', secret: SECRET }] },
-          hooks: { weather: { backend: { type: 'module', module: 'x.js' }, tools: ['get_weather'], ...settings } },
+          hooks: {
+            weather: { backend: { type: 'module', module: 'x.js' }, tools: ['get_weather'], ...settings },
+          },
         },
       },
     },
