@@ -1,6 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_DIR, loadTranscript, matchingReply, type Transcript, transcriptFiles } from '../helpers/fixtures.js';
+import {
+  FIXTURE_DIR,
+  loadTranscript,
+  matchingReply,
+  type Transcript,
+  transcriptFiles,
+} from '../helpers/fixtures.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { hostEffect, type Reply } from '../helpers/picoclaw-host.js';
 
@@ -75,7 +81,9 @@ describe('a hook whose hello fails (03-handshake-error)', () => {
   let gw: TestGateway;
   beforeAll(async () => {
     const t = loadTranscript('03-handshake-error.jsonl');
-    gw = await startTestGateway({ tenants: { acme: tenantDoc({ h: { ...trustedHook(t), on_failure: 'closed' } }) } });
+    gw = await startTestGateway({
+      tenants: { acme: tenantDoc({ h: { ...trustedHook(t), on_failure: 'closed' } }) },
+    });
   });
   afterAll(() => gw?.close());
 

@@ -35,14 +35,25 @@ export interface TestGateway extends RunningGateway {
   logs: LogCapture;
   token(opts?: { tenant?: string; hooks?: string[]; tools?: string[]; ttlSeconds?: number }): Promise<string>;
   post(tenant: string, hook: string, body: unknown, token?: string): Promise<Response>;
-  call(hook: string, method: string, params: unknown, opts?: { tenant?: string; token?: string }): Promise<any>;
+  call(
+    hook: string,
+    method: string,
+    params: unknown,
+    opts?: { tenant?: string; token?: string },
+  ): Promise<any>;
 }
 
 let nextId = 1;
 
 /** A real gateway on 127.0.0.1 (random port) with its logs captured. */
-export async function startTestGateway(doc: { server?: object; tenants: Record<string, unknown> }): Promise<TestGateway> {
-  const config = compileConfig({ server: { port: 0, log_level: 'debug', ...doc.server }, tenants: doc.tenants }, (r) => r);
+export async function startTestGateway(doc: {
+  server?: object;
+  tenants: Record<string, unknown>;
+}): Promise<TestGateway> {
+  const config = compileConfig(
+    { server: { port: 0, log_level: 'debug', ...doc.server }, tenants: doc.tenants },
+    (r) => r,
+  );
   const logs = new LogCapture();
   const running = await startGateway({ config, baseDir: REPO, log: createNodeLogger('debug', logs) });
   const gw: TestGateway = {
@@ -51,12 +62,19 @@ export async function startTestGateway(doc: { server?: object; tenants: Record<s
     logs,
     async token(opts = {}) {
       const tenant = config.tenants.get(opts.tenant ?? [...config.tenants.keys()][0])!;
-      return signDevToken(tenant, { hooks: opts.hooks ?? ['*'], tools: opts.tools, ttlSeconds: opts.ttlSeconds ?? 600 });
+      return signDevToken(tenant, {
+        hooks: opts.hooks ?? ['*'],
+        tools: opts.tools,
+        ttlSeconds: opts.ttlSeconds ?? 600,
+      });
     },
     async post(tenant, hook, body, token) {
       return fetch(`${running.url}/v1/tenants/${tenant}/hooks/${hook}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
     },

@@ -46,7 +46,13 @@ export function hostBeforeTool(req: Obj, reply: Reply): Obj {
     case 'respond': {
       const result = isObj(r.result) ? r.result : isObj(r.call?.hook_result) ? r.call.hook_result : undefined;
       if (!result) return original;
-      return { respond: { for_llm: result.for_llm ?? '', is_error: result.is_error ?? false, for_user: result.for_user ?? '' } };
+      return {
+        respond: {
+          for_llm: result.for_llm ?? '',
+          is_error: result.is_error ?? false,
+          for_user: result.for_user ?? '',
+        },
+      };
     }
     case 'deny_tool':
       return { denied: `Tool execution denied by hook${r.reason ? `: ${r.reason}` : ''}` };
@@ -72,8 +78,10 @@ export function hostBeforeLlm(req: Obj, reply: Reply): Obj {
   if ((action !== 'continue' && action !== 'modify') || !isObj(r.request)) return original;
   const next = r.request;
   let messages = next.messages ?? (systemMessages(req.messages).length > 0 ? req.messages : undefined);
-  if (JSON.stringify(systemMessages(messages)) !== JSON.stringify(systemMessages(req.messages))) messages = req.messages;
-  const tools = JSON.stringify(next.tools ?? null) === JSON.stringify(req.tools ?? null) ? next.tools : req.tools;
+  if (JSON.stringify(systemMessages(messages)) !== JSON.stringify(systemMessages(req.messages)))
+    messages = req.messages;
+  const tools =
+    JSON.stringify(next.tools ?? null) === JSON.stringify(req.tools ?? null) ? next.tools : req.tools;
   return { model: next.model ?? '', messages, tools, options: next.options ?? null };
 }
 

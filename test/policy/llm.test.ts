@@ -100,7 +100,7 @@ describe('before_llm', () => {
     const denied = runBeforeLlm({}, (s) => ({ action: 'modify', request: { ...s, model: 'gpt-4o' } }));
     expect(denied.out.result).toEqual({ action: 'continue' });
     expect(denied.out.violations[0].rule).toBe('rewrite_model_not_granted');
-    const allowed = runBeforeLlm({ grants: { rewrite_model: true } }, (s) => ({
+    const allowed = runBeforeLlm({ grants: { rewrite_model: true } }, () => ({
       action: 'modify',
       request: { model: 'gpt-4o' },
     }));
