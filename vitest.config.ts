@@ -1,5 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
+const results = process.env.HOOKGATE_TEST_RESULTS;
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -8,5 +10,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Tests spawn real processes and sockets; two cores are all CI has.
     maxWorkers: 2,
+    // CI collects counts from a JSON report next to the usual output.
+    reporters: results ? ['default', ['json', { outputFile: `${results}/node.json` }]] : ['default'],
   },
 });

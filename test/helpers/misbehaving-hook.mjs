@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// A PicoClaw stdio hook that misbehaves on request: the tool name of a before_tool call says how.
+//   ok | slow:<ms> | hang | crash | garbage | big:<bytes> | stderr:<text> | respond
+// Every other method answers continue (approvals: approved true).
+import { createInterface } from 'node:readline';
+
+const send = (m) => process.stdout.write(`${JSON.stringify(m)}\n`);
+process.stderr.write(`misbehaving-hook started pid=${process.pid}\n`);
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
+  if (msg.method === 'hook.hello') return reply({ ok: true, pid: process.pid });
+  if (msg.method === 'hook.approve_tool') {
+    if (msg.params.tool === 'crash') process.exit(3);
+    if (msg.params.tool === 'hang') return;
+    return reply({ approved: true });
+  }
+  if (msg.method !== 'hook.before_tool') return reply({ action: 'continue' });
+  const [how, arg] = String(msg.params.tool).split(':');
+  switch (how) {
+    case 'slow':
+      return setTimeout(() => reply({ action: 'respond', result: { for_llm: `slept ${arg}` } }), Number(arg));
+    case 'hang':
+      return;
+    case 'crash':
+      return process.exit(3);
+    case 'garbage':
+      process.stdout.write('this is not json\n');
+      return reply('a string is not a result');
+    case 'big':
+      return reply({ action: 'respond', result: { for_llm: 'x'.repeat(Number(arg)) } });
+    case 'stderr':
+      process.stderr.write(`${arg}\n`);
+      return reply({ action: 'continue' });
+    case 'pid':
+      return reply({ action: 'respond', result: { for_llm: String(process.pid) } });
+    default:
+      return reply({ action: 'respond', result: { for_llm: `ok ${msg.params.tool}` } });
+  }
+});

@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { paramsFrom } from '../policy/helpers.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { recorder } from '../helpers/recording-hook.js';
+
+const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({
+    server: { max_body_bytes: 64 * 1024 },
+    tenants: {
+      acme: tenantDoc({
+        tools: { ...rec, modes: ['tool'], tools: ['get_weather', 'get_time'] },
+        llm: { ...rec, modes: ['llm'] },
+        reader: { ...rec, modes: ['llm'], grants: { conversation_access: true } },
+        observer: { ...rec, modes: ['observe'] },
+        approver: { ...rec, modes: ['approve'] },
+      }),
+    },
+  });
+});
+afterAll(() => gw?.close());
+beforeEach(() => {
+  recorder().calls.length = 0;
+  recorder().answer = () => ({ action: 'continue' });
+});
+
+async function raw(hook: string, body: string) {
+  const res = await gw.post('acme', hook, body, await gw.token());
+  return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
+}
+
+describe('POST /v1/tenants/{tenant}/hooks/{hook}: JSON-RPC edges', () => {
+  it('answers malformed JSON with a JSON-RPC parse error (200, id null)', async () => {
+    const r = await raw('tools', '{"jsonrpc":"2.0","id":1,');
+    expect(r).toEqual({
+      status: 200,
+      body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'message is not valid JSON' } },
+    });
+  });
+
+  it.each([
+    ['not an object', '[1,2]', -32600],
+    ['wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"hook.before_tool"}', -32600],
+    ['unknown method', '{"jsonrpc":"2.0","id":1,"method":"hook.nope","params":{}}', -32601],
+    ['params not an object', '{"jsonrpc":"2.0","id":1,"method":"hook.before_tool","params":[1]}', -32602],
+  ])('answers %s with JSON-RPC error %i', async (_n, body, code) => {
+    const r = await raw('tools', body);
+    expect(r.status).toBe(200);
+    expect(r.body.error.code).toBe(code);
+  });
+
+  it('refuses a body over server.max_body_bytes with 413 and a JSON error', async () => {
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'hook.before_tool',
+      params: { tool: 'x', arguments: { a: 'x'.repeat(70_000) } },
+    });
+    const r = await raw('tools', big);
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe('payload_too_large');
+    expect(recorder().calls).toEqual([]);
+  });
+
+  it('echoes string ids as sent', async () => {
+    const r = await raw(
+      'tools',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'abc',
+        method: 'hook.before_tool',
+        params: { tool: 'get_weather' },
+      }),
+    );
+    expect(r.body).toEqual({ jsonrpc: '2.0', id: 'abc', result: { action: 'continue' } });
+  });
+});
+
+describe('modes, hello and events', () => {
+  it('answers hook.hello itself, without calling the hook', async () => {
+    const body = await gw.call('tools', 'hook.hello', { name: 'x', version: 1, modes: ['tool'] });
+    expect(body.result).toEqual({
+      ok: true,
+      name: 'tools',
+      version: 1,
+      modes: ['tool'],
+      tools: ['get_weather', 'get_time'],
+    });
+    expect(recorder().calls).toEqual([]);
+  });
+
+  it('never forwards a method outside the granted modes, and audits it', async () => {
+    recorder().answer = () => ({ action: 'abort_turn' });
+    const llm = await gw.call(
+      'tools',
+      'hook.before_llm',
+      paramsFrom('04-before-llm-continue.jsonl', 'hook.before_llm'),
+    );
+    expect(llm.result).toEqual({ action: 'continue' });
+    const approve = await gw.call(
+      'tools',
+      'hook.approve_tool',
+      paramsFrom('13-approve-true.jsonl', 'hook.approve_tool'),
+    );
+    expect(approve.result).toMatchObject({
+      approved: false,
+      reason: expect.stringMatching(/not granted the approve mode/),
+    });
+    expect(recorder().calls).toEqual([]);
+    const audits = gw.logs.audits().filter((a) => a.hook === 'tools' && a.rule === 'mode_not_granted');
+    expect(audits.map((a) => a.method)).toEqual(
+      expect.arrayContaining(['hook.before_llm', 'hook.approve_tool']),
+    );
+    expect(audits[0]).toMatchObject({ tenant: 'acme', decision_id: expect.any(String) });
+  });
+
+  it('delivers runtime events (and the older hook.event) to a hook with observe, with 202', async () => {
+    const token = await gw.token();
+    const event = {
+      jsonrpc: '2.0',
+      method: 'hook.runtime_event',
+      params: { id: 'evt-1', kind: 'agent.turn.start' },
+    };
+    expect((await gw.post('acme', 'observer', event, token)).status).toBe(202);
+    expect((await gw.post('acme', 'observer', { ...event, method: 'hook.event' }, token)).status).toBe(202);
+    await expect
+      .poll(() => recorder().calls.map((c) => c.method))
+      .toEqual(['hook.runtime_event', 'hook.event']);
+  });
+
+  it('does not deliver events to a hook without observe', async () => {
+    const token = await gw.token();
+    const res = await gw.post(
+      'acme',
+      'tools',
+      { jsonrpc: '2.0', method: 'hook.runtime_event', params: { id: 'evt-2' } },
+      token,
+    );
+    expect(res.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(recorder().calls).toEqual([]);
+  });
+});
+
+describe('policy over HTTP', () => {
+  it('strips a respond for a host tool and writes one audit line for it', async () => {
+    recorder().answer = () => ({ action: 'respond', result: { for_llm: 'rm done', is_error: false } });
+    const body = await gw.call(
+      'tools',
+      'hook.before_tool',
+      paramsFrom('11-before-tool-deny.jsonl', 'hook.before_tool'),
+    );
+    expect(body.result).toEqual({ action: 'continue' });
+    const audit = gw.logs.audits().find((a) => a.rule === 'respond_tool_not_granted');
+    expect(audit).toMatchObject({
+      tenant: 'acme',
+      hook: 'tools',
+      method: 'hook.before_tool',
+      tool: 'exec',
+      answered: 'continue',
+    });
+    expect(audit.decision_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("narrows the tools by the token's tools claim", async () => {
+    recorder().answer = () => ({ action: 'respond', result: { for_llm: 'sunny' } });
+    const params = paramsFrom('10-before-tool-respond-plugin-tool.jsonl', 'hook.before_tool');
+    const narrow = await gw.token({ tools: ['get_time'] });
+    expect((await gw.call('tools', 'hook.before_tool', params, { token: narrow })).result).toEqual({
+      action: 'continue',
+    });
+    expect((await gw.call('tools', 'hook.before_tool', params)).result.action).toBe('respond');
+  });
+
+  it('sends no conversation text to a hook without conversation_access', async () => {
+    await gw.call('llm', 'hook.before_llm', paramsFrom('07-after-llm-modify.jsonl', 'hook.before_llm'));
+    await gw.call('llm', 'hook.after_llm', paramsFrom('07-after-llm-modify.jsonl', 'hook.after_llm'));
+    const seen = JSON.stringify(recorder().calls);
+    expect(seen).not.toContain('What is my API key?');
+    expect(seen).not.toContain('sk-live-1234');
+    expect(seen).not.toContain('You are PicoClaw');
+    expect(recorder().calls[0].params.model).toBe('gpt-4o-mini');
+  });
+
+  it('sends it to a hook with conversation_access', async () => {
+    await gw.call('reader', 'hook.before_llm', paramsFrom('07-after-llm-modify.jsonl', 'hook.before_llm'));
+    expect(JSON.stringify(recorder().calls)).toContain('What is my API key?');
+  });
+
+  it('answers approvals explicitly even when the hook answers nothing', async () => {
+    recorder().answer = () => undefined;
+    const body = await gw.call(
+      'approver',
+      'hook.approve_tool',
+      paramsFrom('13-approve-true.jsonl', 'hook.approve_tool'),
+    );
+    expect(body.result).toEqual({ approved: false });
+  });
+});
+
+describe('describe, health, metrics, openapi', () => {
+  it('describes a hook to a token that may call it', async () => {
+    const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/tools`, {
+      headers: { authorization: `Bearer ${await gw.token()}` },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      tenant: 'acme',
+      hook: 'tools',
+      protocol_version: 1,
+      modes: ['tool'],
+      tools: ['get_weather', 'get_time'],
+      on_failure: 'open',
+      on_violation: 'strip',
+      timeout_ms: 4000,
+      limits: { max_body_bytes: 65536 },
+      backend: { type: 'module', ready: true },
+    });
+    expect((await fetch(`${gw.url}/v1/tenants/acme/hooks/tools`)).status).toBe(401);
+  });
+
+  it('serves /healthz, /readyz, /metrics and /openapi.json', async () => {
+    expect(await (await fetch(`${gw.url}/healthz`)).json()).toEqual({ ok: true });
+    expect((await fetch(`${gw.url}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /hookgate_calls_total\{tenant="acme",hook="tools",method="hook.before_tool",outcome="(ok|refused)"\} \d+/,
+    );
+    expect(metrics).toMatch(/hookgate_policy_refusals_total\{[^}]*rule="respond_tool_not_granted"\} \d+/);
+    const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as any;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toContain('/v1/tenants/{tenant}/hooks/{hook}');
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const res = await fetch(`${gw.url}/nope`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as any).error.code).toBe('not_found');
+  });
+});
