@@ -66,6 +66,7 @@ const authErrors = {
 
 export const routes = {
   call: createRoute({
+    operationId: 'callHook',
     method: 'post',
     path: '/v1/tenants/{tenant}/hooks/{hook}',
     summary: 'Send one JSON-RPC message to a hook',
@@ -88,6 +89,7 @@ export const routes = {
     },
   }),
   describe: createRoute({
+    operationId: 'describeHook',
     method: 'get',
     path: '/v1/tenants/{tenant}/hooks/{hook}',
     summary: 'Describe a hook: protocol version, modes, tools, limits, failure modes',
@@ -99,6 +101,7 @@ export const routes = {
     },
   }),
   ws: createRoute({
+    operationId: 'connectHookWebSocket',
     method: 'get',
     path: '/v1/tenants/{tenant}/hooks/{hook}/ws',
     summary: 'WebSocket upgrade: multiplexed JSON-RPC, one message per text frame',
@@ -113,6 +116,8 @@ export const routes = {
     },
   }),
   healthz: createRoute({
+    operationId: 'healthz',
+    security: [],
     method: 'get',
     path: '/healthz',
     summary: 'Liveness',
@@ -124,6 +129,8 @@ export const routes = {
     },
   }),
   readyz: createRoute({
+    operationId: 'readyz',
+    security: [],
     method: 'get',
     path: '/readyz',
     summary: 'Readiness: every hook backend can serve',
@@ -143,6 +150,8 @@ export const routes = {
     },
   }),
   metrics: createRoute({
+    operationId: 'metrics',
+    security: [],
     method: 'get',
     path: '/metrics',
     summary: 'Prometheus metrics',

@@ -161,7 +161,7 @@ describe('policy over HTTP', () => {
       tool: 'exec',
       answered: 'continue',
     });
-    expect(audit.decision_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(audit!.decision_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("narrows the tools by the token's tools claim", async () => {
