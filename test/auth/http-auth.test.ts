@@ -209,6 +209,7 @@ describe('HTTP auth', () => {
     await status(`${token}x`);
     expect(gw.logs.text).not.toContain(token.split('.')[2]);
     expect(gw.logs.text.toLowerCase()).not.toContain('bearer ey');
+    expect(gw.logs.text).not.toContain(SECRET);
     expect(gw.logs.lines.some((l) => l.msg === 'request' && typeof l.request_id === 'string')).toBe(true);
   });
 });
