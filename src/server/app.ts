@@ -185,5 +185,3 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   return app;
 }
-
-export { CloseCode, WS_PROTOCOL, failure, ErrorCode };
