@@ -4,15 +4,15 @@ import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { TenantVerifier } from '../auth/verifier.js';
 import type { GatewayConfig } from '../config/runtime.js';
-import { ErrorCode, failure, parseMessage } from '../protocol/jsonrpc.js';
+import { parseMessage } from '../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
-import { type AuthVariables, requireHookAccess, WS_PROTOCOL } from './auth.js';
+import { type AuthVariables, requireHookAccess } from './auth.js';
 import { httpError } from './errors.js';
 import type { Gateway } from './gateway.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { CloseCode, WsSession } from './ws-session.js';
+import { WsSession } from './ws-session.js';
 
 export interface AppDeps {
   config: GatewayConfig;
