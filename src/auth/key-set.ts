@@ -7,6 +7,7 @@ import {
   type JWK,
   type KeyObject,
 } from 'jose';
+import { ConfigError } from '../config/errors.js';
 import type { ResolvedKey } from '../config/runtime.js';
 
 export type Alg = 'HS256' | 'RS256' | 'ES256' | 'EdDSA';
@@ -43,7 +44,8 @@ export async function importKeySet(keys: readonly ResolvedKey[], path: string): 
         out.push({ algs: k.algs, key: jwks, remote: true });
       }
     } catch (err) {
-      throw new Error(`${path}.${i}: cannot import key: ${err instanceof Error ? err.message : String(err)}`);
+      const message = `cannot import key: ${err instanceof Error ? err.message : String(err)}`;
+      throw new ConfigError([{ path: `${path}.${i}`, message }]);
     }
   }
   return out;

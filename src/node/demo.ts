@@ -17,7 +17,7 @@ export function demoConfig(
           auth: { audience: 'hookgate', keys: [{ kid: 'demo-1', alg: 'HS256', secret }] },
           hooks: {
             weather: {
-              backend: { type: 'module', module: 'examples/weather-sdk.ts' },
+              backend: { type: 'module', module: 'examples/weather-hook.ts' },
               modes: ['llm', 'tool'],
               tools: ['get_weather'],
               on_failure: 'open',

@@ -1,0 +1,10 @@
+/**
+ * The Cloudflare Workers entry (wrangler.toml `main`): the hookgate gateway with `module` and
+ * `http` backends, configured by the HOOKGATE_CONFIG binding. See docs/workers.md.
+ */
+import { modules } from './modules.js';
+import { createWorker, type WorkerEnv } from './worker.js';
+
+export type { WorkerEnv };
+
+export default createWorker({ modules }) satisfies ExportedHandler<WorkerEnv>;

@@ -1,0 +1,34 @@
+/**
+ * The workerd test suite: test/worker/** runs inside the Workers runtime through
+ * @cloudflare/vitest-pool-workers, against the Worker built by src/worker/worker.ts.
+ *
+ *   npx vitest run -c vitest.workers.config.ts
+ */
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+import { BINDINGS } from './test/worker/fixtures.js';
+
+// Offline and quiet: without these, miniflare fetches request.cf data from the network (and
+// hangs here without one) and wrangler sends telemetry.
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
+process.env.WRANGLER_SEND_METRICS = 'false';
+
+const results = process.env.HOOKGATE_TEST_RESULTS;
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      main: './test/worker/entry.ts',
+      // compatibility_date (2026-04-26; workerd refuses dates after 2026-05-03) and flags come from
+      // the same wrangler.toml that deploys the gateway.
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: { bindings: BINDINGS },
+    }),
+  ],
+  test: {
+    include: ['test/worker/**/*.test.ts'],
+    testTimeout: 20_000,
+    // CI collects counts from a JSON report next to the usual output.
+    reporters: results ? ['default', ['json', { outputFile: `${results}/workerd.json` }]] : ['default'],
+  },
+});
