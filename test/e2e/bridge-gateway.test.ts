@@ -1,0 +1,246 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compileConfig } from '../../src/config/compile.js';
+import { signDevToken } from '../../src/node/token.js';
+import { TestHost } from '../bridge/helpers/host.js';
+import { FIXTURE_DIR, loadTranscript, matchingReply, transcriptFiles } from '../helpers/fixtures.js';
+import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { hostEffect } from '../helpers/picoclaw-host.js';
+
+/**
+ * The whole PicoClaw path on real sockets and processes: a host driving `hookgate bridge` over
+ * stdio exactly as PicoClaw does, the bridge on a WebSocket to a real gateway, the gateway hosting
+ * the hook. Answers are judged by what PicoClaw would do with them.
+ */
+const HOOK_SCRIPT = join(REPO, 'test', 'helpers', 'transcript-hook.mjs');
+
+describe.each(transcriptFiles())('PicoClaw → bridge → gateway → hook: %s', (file) => {
+  const t = loadTranscript(file);
+  const name = t.hello.params.name as string;
+  let gw: TestGateway;
+  let host: TestHost;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      tenants: {
+        acme: tenantDoc({
+          [name]: {
+            backend: { type: 'stdio', command: [process.execPath, HOOK_SCRIPT, join(FIXTURE_DIR, file)] },
+            modes: t.hello.params.modes,
+            tools: ['get_weather'],
+            grants: {
+              rewrite_tools: ['exec', 'read_file'],
+              rewrite_results: true,
+              rewrite_llm_response: true,
+              rewrite_messages: true,
+              rewrite_model: true,
+              conversation_access: true,
+            },
+            timeout_ms: 500,
+            approval_timeout_ms: 500,
+          },
+        }),
+      },
+    });
+    const token = await gw.token({ hooks: [name] });
+    host = new TestHost(
+      ['--url', `${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/${name}/ws`, '--timeout-ms', '2000'],
+      {
+        HOOKGATE_TOKEN: token,
+      },
+    );
+  });
+  afterAll(async () => {
+    host?.kill();
+    await gw?.close();
+  });
+
+  it('answers hello at once, then every call with the effect the transcript expects', async () => {
+    await host.ready();
+    const started = Date.now();
+    const hello = await host.call('hook.hello', t.hello.params, 3000);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(hello.id).toBe(1);
+    expect(hello.result).toMatchObject({ ok: true });
+    const helloFailed = t.lines.some((l) => l.dir === 'hook->host' && l.msg?.id === 1 && 'error' in l.msg);
+    const ids: number[] = [];
+    for (const ex of t.exchanges) {
+      ids.push(host.request(ex.request.method, ex.request.params));
+      for (const n of t.notifications) host.notify(n.method, n.params);
+    }
+    for (const n of t.notifications) host.notify(n.method, n.params);
+    for (const [i, ex] of t.exchanges.entries()) {
+      expect(ids[i]).toBe(ex.request.id);
+      const answer = await host.answer(ids[i], 5000);
+      expect(answer.error).toBeUndefined();
+      const expected = helloFailed ? undefined : matchingReply(ex);
+      const want = hostEffect(
+        ex.request.method,
+        ex.request.params,
+        expected && ('error' in expected ? { error: expected.error } : { result: expected.result }),
+      );
+      expect(
+        hostEffect(ex.request.method, ex.request.params, { result: answer.result }),
+        `${file} ${ex.request.method}`,
+      ).toEqual(want);
+    }
+    // Notifications are never answered: exactly one line per request.
+    expect(host.lines).toHaveLength(1 + t.exchanges.length);
+  });
+});
+
+describe('gateway killed mid-call, then back', () => {
+  let dir: string;
+  let gateway: ChildProcess | undefined;
+  let host: TestHost | undefined;
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+
+  const doc = () => ({
+    server: { port, log_level: 'info' },
+    tenants: {
+      acme: tenantDoc({
+        h: {
+          backend: { type: 'module', module: join(REPO, 'test', 'helpers', 'slow-hook.ts') },
+          modes: ['tool', 'approve'],
+          tools: ['get_weather', 'slow'],
+        },
+      }),
+    },
+  });
+
+  async function startGatewayProcess(): Promise<ChildProcess> {
+    const child = spawn(
+      process.execPath,
+      [join(REPO, 'bin', 'hookgate.js'), 'serve', '--config', join(dir, 'hookgate.json')],
+      {
+        cwd: REPO,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout!.on('data', (b) => {
+      out += b;
+    });
+    await expect.poll(() => out, { timeout: 15_000 }).toMatch(/hookgate listening/);
+    return child;
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hookgate-bridge-'));
+    writeFileSync(join(dir, 'hookgate.json'), JSON.stringify(doc()));
+  });
+  afterEach(() => {
+    host?.kill();
+    gateway?.kill('SIGKILL');
+  });
+
+  it('answers pending calls by the failure mode at once, reconnects, and serves calls again', async () => {
+    gateway = await startGatewayProcess();
+    const config = compileConfig(doc(), (r) => r);
+    const token = await signDevToken(config.tenants.get('acme')!, { hooks: ['h'], ttlSeconds: 600 });
+    host = new TestHost(
+      [
+        '--url',
+        `ws://127.0.0.1:${port}/v1/tenants/acme/hooks/h/ws`,
+        '--timeout-ms',
+        '4500',
+        '--approval-timeout-ms',
+        '20000',
+      ],
+      {
+        HOOKGATE_TOKEN: token,
+      },
+    );
+    expect(
+      (await host.call('hook.hello', { name: 'h', version: 1, modes: ['tool', 'approve'] })).result.ok,
+    ).toBe(true);
+    expect((await host.call('hook.before_tool', { tool: 'get_weather', arguments: {} })).result.action).toBe(
+      'respond',
+    );
+
+    const pendingTool = host.request('hook.before_tool', { tool: 'slow', arguments: {} });
+    const pendingApproval = host.request('hook.approve_tool', { tool: 'slow', arguments: {} });
+    await new Promise((r) => setTimeout(r, 300));
+    const killedAt = Date.now();
+    gateway.kill('SIGKILL');
+    const tool = await host.answer(pendingTool, 4000);
+    const approval = await host.answer(pendingApproval, 4000);
+    expect(Date.now() - killedAt).toBeLessThan(2500);
+    expect(tool.result).toEqual({ action: 'continue' });
+    expect(approval.result).toMatchObject({ approved: false });
+    expect(typeof approval.result.reason).toBe('string');
+
+    gateway = await startGatewayProcess();
+    await expect
+      .poll(
+        async () =>
+          (await host!.call('hook.before_tool', { tool: 'get_weather', arguments: {} }, 6000)).result.action,
+        {
+          timeout: 20_000,
+          interval: 200,
+        },
+      )
+      .toBe('respond');
+    expect(host.stderr).not.toContain(token);
+  }, 60_000);
+
+  it('with a wrong token, answers by the failure mode and says why on stderr', async () => {
+    gateway = await startGatewayProcess();
+    host = new TestHost(
+      [
+        '--url',
+        `ws://127.0.0.1:${port}/v1/tenants/acme/hooks/h/ws`,
+        '--on-failure',
+        'closed',
+        '--timeout-ms',
+        '1500',
+      ],
+      {
+        HOOKGATE_TOKEN: 'eyJhbGciOiJIUzI1NiJ9.eyJ0ZW5hbnQiOiJhY21lIn0.d3Jvbmctc2lnbmF0dXJlLXh4eHh4eHh4',
+      },
+    );
+    expect((await host.call('hook.hello', { name: 'h', version: 1, modes: ['tool'] })).result.ok).toBe(true);
+    const answer = await host.call('hook.before_tool', { tool: 'get_weather', arguments: {} }, 5000);
+    expect(answer.result.action).toBe('deny_tool');
+    await host.waitForStderr(/401/);
+    expect(host.stderr).not.toContain('d3Jvbmctc2lnbmF0dXJl');
+  }, 30_000);
+});
+
+describe('token expiry over the bridge', () => {
+  it('the gateway closes the socket with 1008 when the token expires, and the bridge says so', async () => {
+    const gw = await startTestGateway({
+      tenants: {
+        acme: tenantDoc({
+          h: { backend: { type: 'module', module: 'examples/weather-hook.ts' }, tools: ['get_weather'] },
+        }),
+      },
+    });
+    const token = await gw.token({ hooks: ['h'], ttlSeconds: 4 });
+    const host = new TestHost(
+      ['--url', `${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/h/ws`, '--timeout-ms', '1000'],
+      { HOOKGATE_TOKEN: token },
+    );
+    try {
+      await host.call('hook.hello', { name: 'h', version: 1, modes: ['tool'] });
+      const first = await host.call('hook.before_tool', {
+        tool: 'get_weather',
+        arguments: { city: 'Paris' },
+      });
+      expect(first.result, host.stderr).toMatchObject({
+        action: 'respond',
+        result: { for_llm: 'Paris: 21 C, clear' },
+      });
+      await host.waitForStderr(/1008|token expired/, 10_000);
+      expect(
+        (await host.call('hook.before_tool', { tool: 'get_weather', arguments: { city: 'Paris' } })).result,
+      ).toEqual({ action: 'continue' });
+    } finally {
+      host.kill();
+      await gw.close();
+    }
+  }, 30_000);
+});
