@@ -91,6 +91,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     metrics,
     upgradeWebSocket,
     sessions,
+    bufferedAmount: (raw) => (raw as WebSocket).bufferedAmount,
+    wsHighWaterBytes: highWater,
     onSocketOpen: (raw, session) =>
       attachSocketGlue(raw as WebSocket, session, config.server.wsPingIntervalMs, highWater),
   });

@@ -24,6 +24,9 @@ export interface AppDeps {
   upgradeWebSocket?: UpgradeWebSocket<any>;
   /** Runtime glue for a new socket (keepalive, backpressure); returns a cleanup. */
   onSocketOpen?: (raw: unknown, session: WsSession) => (() => void) | undefined;
+  /** Output queued on a socket (runtime-specific); with wsHighWaterBytes, bounds what a slow reader costs. */
+  bufferedAmount?: (raw: unknown) => number;
+  wsHighWaterBytes?: number;
   /** Open sessions, for graceful shutdown. */
   sessions?: Set<WsSession>;
 }
@@ -107,11 +110,20 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const handler = deps.upgradeWebSocket(() => ({
       onOpen(_evt: Event, ws: WSContext) {
         session = new WsSession(
-          { send: (t) => ws.send(t), close: (code, reason) => ws.close(code, reason) },
+          {
+            send: (t) => ws.send(t),
+            close: (code, reason) => ws.close(code, reason),
+            buffered: deps.bufferedAmount ? () => deps.bufferedAmount!(ws.raw) : undefined,
+          },
           gateway,
           principal,
           hook,
-          { maxInFlight: config.server.maxInFlight, log, connectionId },
+          {
+            maxInFlight: config.server.maxInFlight,
+            log,
+            connectionId,
+            highWaterBytes: deps.wsHighWaterBytes,
+          },
         );
         deps.sessions?.add(session);
         metrics.inc('hookgate_ws_connections', {}, 1);

@@ -8,6 +8,8 @@ import type { Logger } from './logger.js';
 export interface SessionSocket {
   send(text: string): void;
   close(code: number, reason: string): void;
+  /** Bytes queued for the peer and not yet written (absent where the runtime does not say). */
+  buffered?(): number;
 }
 
 export const CloseCode = {
@@ -38,7 +40,12 @@ export class WsSession {
     private readonly gateway: Gateway,
     private readonly principal: Principal,
     private readonly hook: HookRuntime,
-    private readonly opts: { maxInFlight: number; log: Logger; connectionId: string },
+    private readonly opts: {
+      maxInFlight: number;
+      log: Logger;
+      connectionId: string;
+      highWaterBytes?: number;
+    },
   ) {
     this.armExpiry();
   }
@@ -64,6 +71,11 @@ export class WsSession {
       return;
     }
     const msg = parsed.message;
+    if (isRequest(msg) && this.backlogged()) {
+      // A peer that does not read its answers must not make the gateway queue them without bound.
+      this.sendJson(failure(msg.id, ErrorCode.Overloaded, 'answers are not being read; slow down'));
+      return;
+    }
     if (isRequest(msg) && this.inFlight >= this.opts.maxInFlight) {
       this.sendJson(
         failure(msg.id, ErrorCode.Overloaded, `too many calls in flight (limit ${this.opts.maxInFlight})`),
@@ -85,6 +97,11 @@ export class WsSession {
         if (counted) this.inFlight--;
         if (this.inFlight === 0) for (const f of this.drained.splice(0)) f();
       });
+  }
+
+  private backlogged(): boolean {
+    const high = this.opts.highWaterBytes;
+    return !!high && !!this.socket.buffered && this.socket.buffered() > high;
   }
 
   /** Binary frames are not JSON-RPC text; answer with an error and keep the socket. */
@@ -127,6 +144,16 @@ export class WsSession {
     if (this.closed) return;
     try {
       this.socket.send(JSON.stringify(value));
+      // Answers already computed for a peer that does not read them: past four times the
+      // high-water mark, stop instead of queueing more (its pending calls fail on its side).
+      const high = this.opts.highWaterBytes;
+      if (high && this.socket.buffered && this.socket.buffered() > 4 * high) {
+        this.opts.log.warn(
+          { connection_id: this.opts.connectionId },
+          'closing a WebSocket that does not read its answers',
+        );
+        this.close(CloseCode.PolicyViolation, 'slow consumer');
+      }
     } catch (err) {
       this.opts.log.debug({ err: String(err), connection_id: this.opts.connectionId }, 'ws send failed');
     }

@@ -46,16 +46,21 @@ export interface TestGateway extends RunningGateway {
 let nextId = 1;
 
 /** A real gateway on 127.0.0.1 (random port) with its logs captured. */
-export async function startTestGateway(doc: {
-  server?: object;
-  tenants: Record<string, unknown>;
-}): Promise<TestGateway> {
+export async function startTestGateway(
+  doc: { server?: object; tenants: Record<string, unknown> },
+  start: { wsHighWaterBytes?: number } = {},
+): Promise<TestGateway> {
   const config = compileConfig(
     { server: { port: 0, log_level: 'debug', ...doc.server }, tenants: doc.tenants },
     (r) => r,
   );
   const logs = new LogCapture();
-  const running = await startGateway({ config, baseDir: REPO, log: createNodeLogger('debug', logs) });
+  const running = await startGateway({
+    config,
+    baseDir: REPO,
+    log: createNodeLogger('debug', logs),
+    ...start,
+  });
   const gw: TestGateway = {
     ...running,
     config,

@@ -207,3 +207,41 @@ describe('graceful shutdown', () => {
     ]);
   });
 });
+
+describe('backpressure', () => {
+  it('a peer that stops reading its answers is closed as a slow consumer instead of queueing without bound', async () => {
+    const own = await startTestGateway(
+      { server: { max_in_flight: 1000 }, tenants: { acme: tenantDoc({ h: { ...rec, modes: ['tool'] } }) } },
+      { wsHighWaterBytes: 256 * 1024 },
+    );
+    const big = 'x'.repeat(64 * 1024);
+    recorder().answer = () => ({ action: 'respond', result: { for_llm: big } });
+    try {
+      const ws = new WebSocket(`${own.url.replace('http', 'ws')}/v1/tenants/acme/hooks/h/ws`, {
+        headers: { authorization: `Bearer ${await own.token()}` },
+      });
+      await new Promise((r) => ws.once('open', r));
+      const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
+      socket.pause();
+      const sent = 400;
+      for (let i = 1; i <= sent; i++) ws.send(call(i));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(own.sessions.size).toBe(1);
+      const messages: any[] = [];
+      ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+      const closed = new Promise<{ code: number; reason: string }>((r) =>
+        ws.once('close', (code, reason) => r({ code, reason: reason.toString() })),
+      );
+      socket.resume();
+      // 400 × 64 KiB would be 25 MiB queued; the gateway stops near four times its high-water mark.
+      expect(await closed).toEqual({ code: 1008, reason: 'slow consumer' });
+      const answered = messages.filter((m) => m.result).length;
+      expect(answered).toBeGreaterThan(0);
+      // What got through is what the kernel's socket buffers held plus the gateway's own bound.
+      expect(answered).toBeLessThan(sent / 2);
+      expect((await fetch(`${own.url}/healthz`)).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+});
