@@ -29,7 +29,15 @@ export async function importKeySet(keys: readonly ResolvedKey[], path: string): 
   for (const [i, k] of keys.entries()) {
     try {
       if (k.kind === 'secret') {
-        out.push({ kid: k.kid, algs: ['HS256'], key: k.secret, remote: false });
+        // Imported once: handing jose the raw bytes would re-import the key on every verification.
+        const key = await crypto.subtle.importKey(
+          'raw',
+          k.secret as Uint8Array<ArrayBuffer>,
+          { name: 'HMAC', hash: 'SHA-256' },
+          false,
+          ['verify'],
+        );
+        out.push({ kid: k.kid, algs: ['HS256'], key, remote: false });
       } else if (k.kind === 'public') {
         const key =
           typeof k.key === 'string' ? await importSPKI(k.key, k.alg) : await importJWK(k.key as JWK, k.alg);

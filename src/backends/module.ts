@@ -9,7 +9,7 @@ import { BackendError, type BackendContext, type HookBackend } from './types.js'
 export class ModuleBackend implements HookBackend {
   readonly kind = 'module' as const;
   private closed = false;
-  private readonly inflight = new Set<AbortController>();
+  private readonly inflight = new Set<{ abort(): void }>();
 
   constructor(
     private readonly hook: HookObject,
@@ -28,24 +28,28 @@ export class ModuleBackend implements HookBackend {
     const fn = name ? this.hook[name] : undefined;
     // A method the module does not implement answers the zero value, as a silent stdio hook would.
     if (typeof fn !== 'function') return undefined;
-    const abort = new AbortController();
-    this.inflight.add(abort);
+    // AbortSignals are costly to create in Node, and most hooks never look at theirs: make it on demand.
+    let abort: AbortController | undefined;
+    const ctx = {
+      method,
+      tenant: this.ctx.tenant,
+      hook: this.ctx.hook,
+      get signal(): AbortSignal {
+        abort ??= new AbortController();
+        return abort.signal;
+      },
+    };
+    const call = { abort: () => abort?.abort() };
+    this.inflight.add(call);
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          abort.abort();
+          call.abort();
           reject(new BackendError('BACKEND_TIMEOUT', `${method} timed out after ${timeoutMs} ms`));
         }, timeoutMs);
       });
-      const run = Promise.resolve().then(() =>
-        fn.call(this.hook, structuredClone(params), {
-          method,
-          tenant: this.ctx.tenant,
-          hook: this.ctx.hook,
-          signal: abort.signal,
-        }),
-      );
+      const run = Promise.resolve().then(() => fn.call(this.hook, structuredClone(params), ctx));
       return await Promise.race([run, timeout]);
     } catch (err) {
       if (err instanceof BackendError) throw err;
@@ -54,7 +58,7 @@ export class ModuleBackend implements HookBackend {
       });
     } finally {
       clearTimeout(timer);
-      this.inflight.delete(abort);
+      this.inflight.delete(call);
     }
   }
 

@@ -33,12 +33,13 @@ export function createNodeLogger(level: string, destination?: pino.DestinationSt
 
 function wrap(l: pino.Logger): Logger {
   const scrub = (obj: object): object => scrubObject(obj, 0) as object;
+  // Level first: a disabled level must cost nothing, not a scrub of the object.
   return {
-    trace: (o, m) => l.trace(scrub(o), m),
-    debug: (o, m) => l.debug(scrub(o), m),
-    info: (o, m) => l.info(scrub(o), m),
-    warn: (o, m) => l.warn(scrub(o), m),
-    error: (o, m) => l.error(scrub(o), m),
+    trace: (o, m) => l.isLevelEnabled('trace') && l.trace(scrub(o), m),
+    debug: (o, m) => l.isLevelEnabled('debug') && l.debug(scrub(o), m),
+    info: (o, m) => l.isLevelEnabled('info') && l.info(scrub(o), m),
+    warn: (o, m) => l.isLevelEnabled('warn') && l.warn(scrub(o), m),
+    error: (o, m) => l.isLevelEnabled('error') && l.error(scrub(o), m),
     child: (b) => wrap(l.child(b)),
   };
 }

@@ -148,7 +148,17 @@ async function runTool(tool: HookTool, params: any, ctx: HookCallContext): Promi
     return errorResult(`invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`);
   }
   try {
-    return toToolResult(await tool.handler(parsed.data, { ...ctx, call: params }));
+    // Not a spread: that would read ctx.signal, which the gateway only creates when asked for.
+    const toolCtx = {
+      method: ctx.method,
+      tenant: ctx.tenant,
+      hook: ctx.hook,
+      get signal() {
+        return ctx.signal;
+      },
+      call: params,
+    };
+    return toToolResult(await tool.handler(parsed.data, toolCtx));
   } catch (err) {
     return errorResult(`${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
   }

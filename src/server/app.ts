@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { TenantVerifier } from '../auth/verifier.js';
@@ -7,6 +6,7 @@ import type { GatewayConfig } from '../config/runtime.js';
 import { parseMessage } from '../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { type AuthVariables, requireHookAccess } from './auth.js';
+import { readBodyLimited } from './body.js';
 import { httpError } from './errors.js';
 import type { Gateway } from './gateway.js';
 import type { Logger } from './logger.js';
@@ -48,9 +48,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const given = c.req.header('x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     c.set('requestId', requestId);
+    // Set before the handler builds its response: changing headers afterwards makes the Node
+    // adapter materialise a full web Response for every call.
+    c.header('x-request-id', requestId);
     const started = performance.now();
     await next();
-    c.header('x-request-id', requestId);
     // The path only: a query string could carry a token someone put there.
     log.info(
       {
@@ -65,7 +67,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   app.onError((err, c) => {
-    if (err instanceof HTTPException) return err.getResponse();
+    if (err instanceof HTTPException) {
+      const res = err.getResponse();
+      res.headers.set('x-request-id', c.get('requestId'));
+      return res;
+    }
     log.error(
       { request_id: c.get('requestId'), err: err instanceof Error ? err.message : String(err) },
       'unhandled error',
@@ -171,29 +177,19 @@ export function createApp(deps: AppDeps): Hono<Env> {
     });
   });
 
-  app.post(
-    base,
-    access,
-    bodyLimit({
-      maxSize: config.server.maxBodyBytes,
-      onError: () => {
-        throw httpError(413, 'payload_too_large', `message over ${config.server.maxBodyBytes} bytes`);
-      },
-    }),
-    async (c) => {
-      const text = await c.req.text();
-      const parsed = parseMessage(text);
-      if (!parsed.ok) return c.json(parsed.response);
-      const response = await gateway.handle(
-        c.get('principal'),
-        c.get('hook'),
-        parsed.message,
-        c.get('requestId'),
-      );
-      if (!response) return c.body(null, 202);
-      return c.json(response);
-    },
-  );
+  app.post(base, access, async (c) => {
+    const text = await readBodyLimited(c, config.server.maxBodyBytes);
+    const parsed = parseMessage(text);
+    if (!parsed.ok) return c.json(parsed.response);
+    const response = await gateway.handle(
+      c.get('principal'),
+      c.get('hook'),
+      parsed.message,
+      c.get('requestId'),
+    );
+    if (!response) return c.body(null, 202);
+    return c.json(response);
+  });
 
   return app;
 }
