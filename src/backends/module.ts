@@ -1,3 +1,4 @@
+import { jsonClone } from '../core/json-clone.js';
 import { HOOK_OBJECT_METHODS, type HookObject } from '../protocol/hook-object.js';
 import { BackendError, type BackendContext, type HookBackend } from './types.js';
 
@@ -49,7 +50,7 @@ export class ModuleBackend implements HookBackend {
           reject(new BackendError('BACKEND_TIMEOUT', `${method} timed out after ${timeoutMs} ms`));
         }, timeoutMs);
       });
-      const run = Promise.resolve().then(() => fn.call(this.hook, structuredClone(params), ctx));
+      const run = Promise.resolve().then(() => fn.call(this.hook, jsonClone(params), ctx));
       return await Promise.race([run, timeout]);
     } catch (err) {
       if (err instanceof BackendError) throw err;
