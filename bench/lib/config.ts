@@ -1,0 +1,85 @@
+/**
+ * The gateway config the benchmark runs: one tenant, the weather SDK hook twice (as an in-process
+ * `module` and as a hosted `stdio` process), log level `warn`, a real HS256 key. The secret comes
+ * from the environment (BENCH_HS256_SECRET), never from argv.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { compileConfig } from '../../src/config/compile.js';
+import type { GatewayConfig } from '../../src/config/runtime.js';
+import { signDevToken } from '../../src/node/token.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const SECRET_ENV = 'BENCH_HS256_SECRET';
+export const TENANT = 'bench';
+export const MODULE_HOOK = 'weather';
+export const STDIO_HOOK = 'weather_stdio';
+
+export function freshSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export interface GatewayVariant {
+  /** `server.token_cache_size`; undefined keeps the default. */
+  tokenCacheSize?: number;
+  /** Also host the weather hook as a stdio process. */
+  stdio: boolean;
+}
+
+export function configDocument(variant: GatewayVariant): Record<string, unknown> {
+  const hookBase = {
+    modes: ['llm', 'tool'],
+    tools: ['get_weather'],
+    // The hook sees the whole conversation, as the stdio floor's hook does: same payload both ways.
+    grants: { conversation_access: true },
+    on_failure: 'open',
+    timeout_ms: 4000,
+  };
+  const hooks: Record<string, unknown> = {
+    [MODULE_HOOK]: { backend: { type: 'module', module: 'examples/weather-sdk.ts' }, ...hookBase },
+  };
+  if (variant.stdio) {
+    hooks[STDIO_HOOK] = {
+      backend: {
+        type: 'stdio',
+        command: [process.execPath, '--import', 'tsx', 'examples/weather-sdk.ts'],
+      },
+      ...hookBase,
+    };
+  }
+  const server: Record<string, unknown> = { host: '127.0.0.1', port: 0, log_level: 'warn' };
+  if (variant.tokenCacheSize !== undefined) server.token_cache_size = variant.tokenCacheSize;
+  return {
+    server,
+    tenants: {
+      [TENANT]: {
+        auth: { audience: 'hookgate', keys: [{ kid: 'bench-1', alg: 'HS256', secret: `env:${SECRET_ENV}` }] },
+        hooks,
+      },
+    },
+  };
+}
+
+export function compileBenchConfig(
+  variant: GatewayVariant,
+  env: NodeJS.ProcessEnv = process.env,
+): GatewayConfig {
+  return compileConfig(configDocument(variant), (ref) => {
+    if (!ref.startsWith('env:')) return ref;
+    const v = env[ref.slice(4)];
+    if (v === undefined) throw new Error(`${ref} is not set`);
+    return v;
+  });
+}
+
+/** A real token, signed with the tenant's HS256 key, for both hooks. */
+export async function benchToken(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const config = compileBenchConfig({ stdio: true }, env);
+  const tenant = config.tenants.get(TENANT);
+  if (!tenant) throw new Error('bench tenant missing');
+  return signDevToken(tenant, { hooks: [MODULE_HOOK, STDIO_HOOK], ttlSeconds: 3600 });
+}
+
+export function hookPath(hook: string): string {
+  return `/v1/tenants/${TENANT}/hooks/${hook}`;
+}

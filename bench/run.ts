@@ -1,0 +1,1073 @@
+/**
+ * `npm run bench` — every path against its floor, in one run, on 127.0.0.1.
+ *
+ *   npm run bench              full run (~5 min): table on stdout, bench/results/*.json, docs/performance.md
+ *   npm run bench -- --quick   smoke run (~1 min): table and JSON only (add --doc to also write the doc)
+ *
+ * Servers run in child processes (so their CPU time and RSS are theirs alone); this process is the
+ * load generator. Repetitions are interleaved (round r runs every path, in reverse order on odd
+ * rounds), so drift of a shared machine spreads over all paths. Every loop is bounded in calls and
+ * in time, and the whole run by a time budget.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Client, concurrent, HttpClient, StdioClient, sequential, WsClient } from './lib/clients.js';
+import {
+  benchToken,
+  freshSecret,
+  hookPath,
+  MODULE_HOOK,
+  REPO_ROOT,
+  SECRET_ENV,
+  STDIO_HOOK,
+} from './lib/config.js';
+import { forkTs, procCpuMicros, procRssBytes, type ServerChild, systemBusyMicros } from './lib/ipc.js';
+import { type MessageName, type MessageTemplate, template } from './lib/messages.js';
+import {
+  type BenchReport,
+  type CellFigures,
+  type IdleResult,
+  machineInfo,
+  renderConsole,
+  renderDoc,
+  type Target,
+} from './lib/report.js';
+import { median, percentile, sum } from './lib/stats.js';
+
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+function flagValue(name: string): string | undefined {
+  const i = argv.indexOf(`--${name}`);
+  return i !== -1 ? argv[i + 1] : undefined;
+}
+/** `--only gw-ws,gw-http`: just these paths (and their floors); the doc is then left alone. */
+const ONLY = flagValue('only')?.split(',').filter(Boolean);
+const NO_IDLE = argv.includes('--no-idle');
+/**
+ * `--candidate DIR`: a second copy of the repository (with proposed src changes and this bench/) whose
+ * gateway runs beside this one in the same interleaved rounds: an A/B of a change on the same noise.
+ */
+const CANDIDATE = flagValue('candidate');
+/**
+ * Full runs first wait (up to this many seconds, `--wait-quiet S`; 0 = no wait) for other processes to
+ * use less than QUIET_CORES: on a shared machine, other work is the largest source of error.
+ */
+const WAIT_QUIET_S = Number(flagValue('wait-quiet') ?? (QUICK ? 0 : 90));
+const QUIET_CORES = 0.3;
+const PARTIAL = Boolean(ONLY) || NO_IDLE || flagValue('rounds') !== undefined || Boolean(CANDIDATE);
+const WRITE_DOC = argv.includes('--doc') || (!QUICK && !PARTIAL && !argv.includes('--no-doc'));
+
+const PARAMS = QUICK
+  ? {
+      rounds: 2,
+      warmSeq: 100,
+      warmMs: 150,
+      seq: { warm: 20, max: 400, timeMs: 250 },
+      window: { timeMs: 250, max: 200_000 },
+      inFlight: 64,
+      idleConnections: 2000,
+      budgetMs: 110_000,
+    }
+  : {
+      rounds: 5,
+      warmSeq: 300,
+      warmMs: 400,
+      seq: { warm: 30, max: 2000, timeMs: 800 },
+      window: { timeMs: 800, max: 1_000_000 },
+      inFlight: 64,
+      idleConnections: 2000,
+      budgetMs: 7 * 60_000,
+    };
+if (flagValue('rounds')) PARAMS.rounds = Math.max(1, Number(flagValue('rounds')));
+/** Time kept back from the round budget for the idle-connection tests and the report. */
+const IDLE_RESERVE_MS = NO_IDLE ? 5_000 : QUICK ? 25_000 : 45_000;
+
+const GATEWAY_CHILD = join(REPO_ROOT, 'bench/children/gateway.ts');
+const FLOOR_CHILD = join(REPO_ROOT, 'bench/children/floor.ts');
+const HOLDER_CHILD = join(REPO_ROOT, 'bench/children/holder.ts');
+const RESULTS_DIR = join(REPO_ROOT, 'bench/results');
+const DOC = join(REPO_ROOT, 'docs/performance.md');
+
+const startedAt = Date.now();
+const elapsed = () => Date.now() - startedAt;
+const log = (msg: string) =>
+  process.stderr.write(`[bench ${(elapsed() / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- processes we start (and only those) are stopped on the way out --------------------------------
+
+const started: { kill(signal?: NodeJS.Signals): boolean; exitCode: number | null; pid?: number }[] = [];
+const extraPids: number[] = [];
+
+/** CPU time of this process and every process it started (still running), in microseconds. */
+function ownCpuMicros(): number {
+  const me = process.cpuUsage();
+  let total = me.user + me.system;
+  for (const pid of [...started.map((p) => p.pid), ...extraPids]) {
+    if (!pid) continue;
+    try {
+      total += procCpuMicros(pid);
+    } catch {
+      // exited
+    }
+  }
+  return total;
+}
+process.on('exit', () => {
+  for (const p of started) if (p.exitCode === null) p.kill('SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
+
+function startServer(
+  name: string,
+  file: string,
+  args: string[],
+  execArgv: string[] = [],
+  cwd = REPO_ROOT,
+): ServerChild<any> {
+  const child = forkTs(name, file, args, { execArgv, env: process.env, cwd });
+  started.push(child.proc);
+  return child;
+}
+
+/** A Node child spoken to over NDJSON on stdin/stdout; stderr is kept (last lines) for diagnostics. */
+function startNdjson(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd = REPO_ROOT,
+): { proc: ChildProcessWithoutNullStreams; stderr: string[] } {
+  const proc = spawn(process.execPath, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  started.push(proc);
+  const stderr: string[] = [];
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (s: string) => {
+    stderr.push(...s.split('\n').filter(Boolean));
+    if (stderr.length > 40) stderr.splice(0, stderr.length - 40);
+  });
+  proc.on('error', (err) => log(`${name}: ${err.message}`));
+  return { proc, stderr };
+}
+
+// ---- paths -------------------------------------------------------------------------------------------
+
+type Group = 'floor' | 'hookgate' | 'auth';
+
+interface PathSpec {
+  id: string;
+  label: string;
+  group: Group;
+  msgs: MessageName[];
+  /** Floors this path is compared with (latency adds up; throughput combines as serial stages). */
+  floors: string[];
+  seq?: Client;
+  /** 64 calls in flight on one connection. */
+  one?: Client;
+  /** 64 connections, one call in flight on each (a list of clients, or one client with 64 sockets). */
+  many?: Client[];
+  /** Server-side processes whose CPU time is charged to this path. */
+  procs: string[];
+  counters?: ServerChild;
+  skipped?: string;
+}
+
+interface WindowResult {
+  round: number;
+  calls: number;
+  seconds: number;
+  cpu: Record<string, number>;
+  counters?: { verify: number; verifyUncached: number };
+  stuck: boolean;
+}
+
+interface Cell {
+  spec: PathSpec;
+  msg: MessageName;
+  samples: number[];
+  seqRounds: { round: number; n: number; p50: number; p99: number }[];
+  seqWindows: WindowResult[];
+  one: WindowResult[];
+  many: WindowResult[];
+}
+
+const cpuSources = new Map<string, () => Promise<number> | number>();
+
+async function cpuSnapshot(names: string[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  await Promise.all(
+    names.map(async (n) => {
+      const f = cpuSources.get(n);
+      out[n] = f ? await f() : Number.NaN;
+    }),
+  );
+  return out;
+}
+
+async function counterSnapshot(spec: PathSpec) {
+  if (!spec.counters) return undefined;
+  return spec.counters.request<{ verify: number; verifyUncached: number }>('counters');
+}
+
+async function measure(
+  spec: PathSpec,
+  round: number,
+  run: () => Promise<{ calls: number; seconds: number; stuck: boolean }>,
+): Promise<WindowResult> {
+  const c0 = await counterSnapshot(spec);
+  const cpu0 = await cpuSnapshot(spec.procs);
+  const r = await run();
+  const cpu1 = await cpuSnapshot(spec.procs);
+  const c1 = await counterSnapshot(spec);
+  const cpu: Record<string, number> = {};
+  for (const k of Object.keys(cpu0)) cpu[k] = cpu1[k] - cpu0[k];
+  return {
+    round,
+    ...r,
+    cpu,
+    counters:
+      c0 && c1
+        ? { verify: c1.verify - c0.verify, verifyUncached: c1.verifyUncached - c0.verifyUncached }
+        : undefined,
+  };
+}
+
+async function runCell(cell: Cell, t: MessageTemplate, round: number): Promise<void> {
+  const { spec } = cell;
+  if (spec.skipped) return;
+  if (spec.seq) {
+    const seqClient = spec.seq;
+    let samples: number[] = [];
+    const w = await measure(spec, round, async () => {
+      const t0 = performance.now();
+      samples = await sequential(seqClient, t, PARAMS.seq);
+      return { calls: samples.length, seconds: (performance.now() - t0) / 1000, stuck: false };
+    });
+    cell.seqWindows.push(w);
+    cell.samples.push(...samples);
+    const sorted = [...samples].sort((a, b) => a - b);
+    cell.seqRounds.push({
+      round,
+      n: samples.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+    });
+  }
+  const windowOpts = { workers: PARAMS.inFlight, ...PARAMS.window };
+  if (spec.one) {
+    const one = spec.one;
+    await concurrent([one], t, { ...windowOpts, timeMs: 60, max: PARAMS.inFlight * 4 }); // refill the pipe
+    const w = await measure(spec, round, () => concurrent([one], t, windowOpts));
+    cell.one.push(w);
+    if (w.stuck) spec.skipped = `calls stuck in flight (round ${round}, 1 connection)`;
+  }
+  if (spec.many && !spec.skipped) {
+    const many = spec.many;
+    await concurrent(many, t, { ...windowOpts, timeMs: 60, max: PARAMS.inFlight * 4 });
+    const w = await measure(spec, round, () => concurrent(many, t, windowOpts));
+    cell.many.push(w);
+    if (w.stuck) spec.skipped = `calls stuck in flight (round ${round}, 64 connections)`;
+  }
+}
+
+function errorsOf(spec: PathSpec): { errors: number; lastError?: string } {
+  const clients = [spec.seq, spec.one, ...(spec.many ?? [])].filter((c): c is Client => Boolean(c));
+  const unique = [...new Set(clients)];
+  return {
+    errors: sum(unique.map((c) => c.errors)),
+    lastError: unique.map((c) => c.lastError).find(Boolean),
+  };
+}
+
+// ---- figures -----------------------------------------------------------------------------------------
+
+function rate(ws: WindowResult[]): number | undefined {
+  if (ws.length === 0) return undefined;
+  return median(ws.map((w) => w.calls / w.seconds));
+}
+
+function perCall(ws: WindowResult[]): { total: number; byProc: Record<string, number> } | undefined {
+  const calls = sum(ws.map((w) => w.calls));
+  if (ws.length === 0 || calls === 0) return undefined;
+  const byProc: Record<string, number> = {};
+  for (const w of ws) for (const [k, v] of Object.entries(w.cpu)) byProc[k] = (byProc[k] ?? 0) + v;
+  for (const k of Object.keys(byProc)) byProc[k] /= calls;
+  return { total: sum(Object.values(byProc)), byProc };
+}
+
+function verifyPerCall(ws: WindowResult[]): { verify: number; verifyUncached: number } | undefined {
+  const withCounters = ws.filter((w) => w.counters);
+  const calls = sum(withCounters.map((w) => w.calls));
+  if (withCounters.length === 0 || calls === 0) return undefined;
+  return {
+    verify: sum(withCounters.map((w) => w.counters!.verify)) / calls,
+    verifyUncached: sum(withCounters.map((w) => w.counters!.verifyUncached)) / calls,
+  };
+}
+
+function figures(cell: Cell, bytes: number): CellFigures {
+  const { spec } = cell;
+  const sorted = [...cell.samples].sort((a, b) => a - b);
+  const primary: 'one' | 'many' | undefined = spec.one ? 'one' : spec.many ? 'many' : undefined;
+  const cpu = primary ? perCall(primary === 'one' ? cell.one : cell.many) : undefined;
+  const gatewayProcs = cpu ? Object.keys(cpu.byProc).filter((k) => k.startsWith('gateway')) : [];
+  const { errors, lastError } = errorsOf(spec);
+  return {
+    path: spec.id,
+    label: spec.label,
+    group: spec.group,
+    msg: cell.msg,
+    bytes,
+    samples: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    one: rate(cell.one),
+    many: rate(cell.many),
+    primary,
+    cpuPerCall: cpu?.total,
+    cpuByProc: cpu?.byProc,
+    gatewayCpuPerCall: gatewayProcs.length > 0 ? sum(gatewayProcs.map((k) => cpu!.byProc[k])) : undefined,
+    verify: {
+      seq: verifyPerCall(cell.seqWindows),
+      one: verifyPerCall(cell.one),
+      many: verifyPerCall(cell.many),
+    },
+    floors: spec.floors,
+    ratios: {},
+    rounds: {
+      seq: cell.seqRounds,
+      one: cell.one.map((w) => ({ round: w.round, callsPerS: w.calls / w.seconds, calls: w.calls })),
+      many: cell.many.map((w) => ({ round: w.round, callsPerS: w.calls / w.seconds, calls: w.calls })),
+    },
+    errors,
+    lastError,
+    skipped: spec.skipped,
+  };
+}
+
+/** Ratios to the (possibly composite) floor: latency and CPU add up, throughput combines serially. */
+function addRatios(rows: CellFigures[]): void {
+  const find = (path: string, msg: MessageName) => rows.find((r) => r.path === path && r.msg === msg);
+  for (const r of rows) {
+    if (r.floors.length === 0 || r.skipped) continue;
+    const fl = r.floors.map((f) => find(f, r.msg));
+    if (fl.some((f) => !f || f.skipped)) continue;
+    const floors = fl as CellFigures[];
+    const serial = (k: 'one' | 'many') =>
+      floors.every((f) => f[k] !== undefined) ? 1 / sum(floors.map((f) => 1 / (f[k] as number))) : undefined;
+    const div = (a: number | undefined, b: number | undefined) =>
+      a !== undefined && b !== undefined && Number.isFinite(a) && Number.isFinite(b) && b > 0
+        ? a / b
+        : undefined;
+    r.floorFigures = {
+      p50: sum(floors.map((f) => f.p50)),
+      p99: sum(floors.map((f) => f.p99)),
+      one: serial('one'),
+      many: serial('many'),
+      cpuPerCall: floors.every((f) => f.cpuPerCall !== undefined)
+        ? sum(floors.map((f) => f.cpuPerCall!))
+        : undefined,
+    };
+    r.ratios = {
+      p50: div(r.p50, r.floorFigures.p50),
+      p99: div(r.p99, r.floorFigures.p99),
+      one: div(r.one, r.floorFigures.one),
+      many: div(r.many, r.floorFigures.many),
+      cpu: div(r.cpuPerCall, r.floorFigures.cpuPerCall),
+    };
+  }
+}
+
+function limitText(kind: 'max' | 'min', limit: number): string {
+  return `${kind === 'max' ? '≤' : '≥'} ${Number.isInteger(limit * 100) ? limit : limit.toFixed(2)}×`;
+}
+
+function targets(
+  rows: CellFigures[],
+  idle: IdleResult[],
+  jwt: BenchReport['jwt'],
+  /** 'cand-' to evaluate the candidate gateway's paths. */
+  prefix = '',
+): Target[] {
+  const find = (path: string, msg: MessageName) =>
+    rows.find(
+      (r) => r.path === (path.startsWith('gw-') || path === 'bridge' ? prefix + path : path) && r.msg === msg,
+    );
+  const out: Target[] = [];
+  const ratioTarget = (
+    name: string,
+    path: string,
+    msg: MessageName,
+    key: 'p50' | 'one' | 'many',
+    limit: number,
+    kind: 'max' | 'min',
+  ) => {
+    const r = find(path, msg);
+    const v = r?.ratios[key];
+    if (!r || r.skipped || v === undefined) {
+      out.push({
+        name,
+        limit: limitText(kind, limit),
+        measured: r?.skipped ?? 'not measured',
+        met: undefined,
+      });
+      return;
+    }
+    const met = (kind === 'max' ? v <= limit : v >= limit) && r.errors === 0;
+    out.push({
+      name,
+      limit: limitText(kind, limit),
+      measured: `${v.toFixed(2)}×${r.errors ? ` (${r.errors} errors)` : ''}`,
+      met,
+    });
+  };
+  ratioTarget('WS → module, small: p50 vs raw ws echo', 'gw-ws', 'small', 'p50', 1.3, 'max');
+  ratioTarget(
+    'WS → module, small: calls/s (1 conn, 64 in flight) vs raw ws echo',
+    'gw-ws',
+    'small',
+    'one',
+    0.75,
+    'min',
+  );
+  ratioTarget('WS → module, small: calls/s (64 conns) vs raw ws echo', 'gw-ws', 'small', 'many', 0.75, 'min');
+  ratioTarget('HTTP → module, small: p50 vs Hono echo', 'gw-http', 'small', 'p50', 1.3, 'max');
+  ratioTarget(
+    'HTTP → module, small: calls/s (64 conns) vs Hono echo',
+    'gw-http',
+    'small',
+    'many',
+    0.75,
+    'min',
+  );
+  ratioTarget('WS → module, large before_llm: p50 vs raw ws echo', 'gw-ws', 'large', 'p50', 1.5, 'max');
+  ratioTarget(
+    'WS → module, large before_llm: calls/s (1 conn) vs raw ws echo',
+    'gw-ws',
+    'large',
+    'one',
+    1 / 1.5,
+    'min',
+  );
+  ratioTarget('HTTP → module, large before_llm: p50 vs Hono echo', 'gw-http', 'large', 'p50', 1.5, 'max');
+  ratioTarget(
+    'HTTP → module, large before_llm: calls/s (64 conns) vs Hono echo',
+    'gw-http',
+    'large',
+    'many',
+    1 / 1.5,
+    'min',
+  );
+  ratioTarget('Bridge path, small: p50 vs stdio floor + ws floor', 'bridge', 'small', 'p50', 1.3, 'max');
+  ratioTarget(
+    'Bridge path, large before_llm: p50 vs stdio floor + ws floor',
+    'bridge',
+    'large',
+    'p50',
+    1.5,
+    'max',
+  );
+  const gwIdle = idle.find((i) => i.target === (prefix ? 'gateway (candidate)' : 'gateway'));
+  out.push({
+    name: `Idle WebSocket RSS per connection (${gwIdle?.opened ?? PARAMS.idleConnections} held by another process)`,
+    limit: '≤ 16 KiB',
+    measured:
+      gwIdle && Number.isFinite(gwIdle.rssPerConn)
+        ? `${(gwIdle.rssPerConn / 1024).toFixed(1)} KiB`
+        : (gwIdle?.error ?? 'not measured'),
+    met: gwIdle && Number.isFinite(gwIdle.rssPerConn) ? gwIdle.rssPerConn <= 16 * 1024 : undefined,
+  });
+  if (prefix) return out;
+  out.push({
+    name: 'No JWT verification per WebSocket message',
+    limit: '0 per message',
+    measured:
+      jwt.wsVerifyPerMessage === undefined
+        ? 'not measured'
+        : `${jwt.wsVerifyPerMessage.toFixed(4)} per message`,
+    met: jwt.wsVerifyPerMessage === undefined ? undefined : jwt.wsVerifyPerMessage === 0,
+  });
+  out.push({
+    name: 'HTTP: a repeated token is verified from the cache',
+    limit: '≈ 0 signature checks per call',
+    measured:
+      jwt.httpUncachedPerCall === undefined
+        ? 'not measured'
+        : `${jwt.httpUncachedPerCall.toFixed(4)} per call (cache off: ${jwt.httpUncachedPerCallNoCache?.toFixed(2) ?? '?'})`,
+    met: jwt.httpUncachedPerCall === undefined ? undefined : jwt.httpUncachedPerCall < 0.001,
+  });
+  return out;
+}
+
+// ---- idle WebSocket memory ----------------------------------------------------------------------
+
+async function idleTest(
+  target: IdleResult['target'],
+  start: () => ServerChild<any>,
+  wsUrl: (info: any) => string,
+  token: string | undefined,
+): Promise<IdleResult> {
+  const n = PARAMS.idleConnections;
+  const server = start();
+  const holder = startServer(`holder (${target})`, HOLDER_CHILD, []);
+  try {
+    const info = await server.ready;
+    await holder.ready;
+    const url = wsUrl(info);
+    const waitSessions = async (want: number, ms: number) => {
+      const until = Date.now() + ms;
+      let have = -1;
+      while (Date.now() < until) {
+        have = await server.request<number>('sessions');
+        if (have === want) return have;
+        await sleep(100);
+      }
+      return have;
+    };
+    // Warm the upgrade path (lazy imports, JIT) so the baseline is not charged to the first sockets.
+    // (A warm-up with all N connections would let the second batch reuse memory the first one freed,
+    // and the RSS delta would read low: the delta here includes heap growth caused by the upgrades.)
+    await holder.request('open', { url, token, count: 50, concurrency: 10, deadlineMs: 20_000 }, 30_000);
+    await holder.request('close', undefined, 30_000);
+    await waitSessions(0, 5_000);
+    await sleep(300);
+    const before = await server.request<NodeJS.MemoryUsage & { gc: boolean }>('mem', { gc: true });
+    const t0 = Date.now();
+    const opened = await holder.request<{ opened: number; failures: number }>(
+      'open',
+      { url, token, count: n, concurrency: 50, deadlineMs: 60_000 },
+      90_000,
+    );
+    const openMs = Date.now() - t0;
+    const sessions = await waitSessions(opened.opened, 10_000);
+    await sleep(500);
+    const after = await server.request<NodeJS.MemoryUsage & { gc: boolean }>('mem', { gc: true });
+    const rssProc = procRssBytes(server.pid);
+    await holder.request('close', undefined, 60_000);
+    const k = opened.opened || Number.NaN;
+    return {
+      target,
+      requested: n,
+      opened: opened.opened,
+      failures: opened.failures,
+      serverSessions: sessions,
+      openMs,
+      gcExposed: after.gc,
+      rssBefore: before.rss,
+      rssAfter: after.rss,
+      rssAfterProc: rssProc,
+      rssPerConn: (after.rss - before.rss) / k,
+      heapPerConn: (after.heapUsed - before.heapUsed) / k,
+      externalPerConn: (after.external - before.external) / k,
+    };
+  } catch (err) {
+    return { target, requested: n, opened: 0, rssPerConn: Number.NaN, error: String(err) } as IdleResult;
+  } finally {
+    await Promise.all([holder.stop(), server.stop()]);
+  }
+}
+
+// ---- main ----------------------------------------------------------------------------------------------
+
+/** Cores' worth of CPU used by processes this run did not start, over `ms`. */
+async function otherCores(ms: number): Promise<number> {
+  const s0 = systemBusyMicros();
+  const o0 = ownCpuMicros();
+  await sleep(ms);
+  return Math.max(0, systemBusyMicros() - s0 - (ownCpuMicros() - o0)) / 1000 / ms;
+}
+
+async function waitQuiet(): Promise<number | undefined> {
+  if (WAIT_QUIET_S <= 0) return undefined;
+  const until = Date.now() + WAIT_QUIET_S * 1000;
+  let other = await otherCores(2000);
+  if (other <= QUIET_CORES) return other;
+  log(`other processes use ${other.toFixed(2)} cores: waiting up to ${WAIT_QUIET_S} s for a quieter machine`);
+  while (Date.now() < until) {
+    other = await otherCores(2000);
+    if (other <= QUIET_CORES) {
+      log(`quiet enough (${other.toFixed(2)} cores used by others)`);
+      return other;
+    }
+  }
+  log(`still busy (${other.toFixed(2)} cores used by others): running anyway; the figures will be noisier`);
+  return other;
+}
+
+async function main(): Promise<void> {
+  log(
+    `${QUICK ? 'quick' : 'full'} run: ${PARAMS.rounds} interleaved rounds, budget ${PARAMS.budgetMs / 1000} s`,
+  );
+  const otherAtStart = await waitQuiet();
+  process.env[SECRET_ENV] = freshSecret();
+  const token = await benchToken();
+  const templates: Record<MessageName, MessageTemplate> = {
+    small: template('small'),
+    large: template('large'),
+  };
+  log(`messages: small before_tool ${templates.small.bytes} B, large before_llm ${templates.large.bytes} B`);
+
+  // Servers.
+  const gw = startServer('gateway', GATEWAY_CHILD, [JSON.stringify({ stdio: true })]);
+  const gwNoCache = startServer('gateway (token cache off)', GATEWAY_CHILD, [
+    JSON.stringify({ stdio: false, tokenCacheSize: 0 }),
+  ]);
+  const floorWs = startServer('ws echo', FLOOR_CHILD, ['ws']);
+  const floorHttp = startServer('http echo', FLOOR_CHILD, ['http']);
+  const floorHono = startServer('hono echo', FLOOR_CHILD, ['hono']);
+  const [gwInfo, gwNoCacheInfo, wsInfo, httpInfo, honoInfo] = await Promise.all([
+    gw.ready,
+    gwNoCache.ready,
+    floorWs.ready,
+    floorHttp.ready,
+    floorHono.ready,
+  ]);
+  const wsUrl = (base: string, hook: string) => `${base.replace(/^http/, 'ws')}${hookPath(hook)}/ws`;
+  cpuSources.set('gateway', () => gw.cpuMicros());
+  cpuSources.set('gateway-nocache', () => gwNoCache.cpuMicros());
+  cpuSources.set('floor-ws', () => floorWs.cpuMicros());
+  cpuSources.set('floor-http', () => floorHttp.cpuMicros());
+  cpuSources.set('floor-hono', () => floorHono.cpuMicros());
+  let cand: ServerChild<any> | undefined;
+  let candInfo: any;
+  if (CANDIDATE) {
+    cand = startServer(
+      'gateway (candidate)',
+      join(CANDIDATE, 'bench/children/gateway.ts'),
+      [JSON.stringify({ stdio: false })],
+      [],
+      CANDIDATE,
+    );
+    candInfo = await cand.ready;
+    const c = cand;
+    cpuSources.set('gateway-cand', () => c.cpuMicros());
+    log(`candidate gateway from ${CANDIDATE}`);
+  }
+  const hookPid = gwInfo.hookPid as number | undefined;
+  if (hookPid) {
+    cpuSources.set('hook', () => procCpuMicros(hookPid));
+    extraPids.push(hookPid);
+  }
+
+  // The stdio floor: what PicoClaw does today, the weather hook as its own stdio child.
+  const stdioHook = startNdjson('stdio floor', ['--import', 'tsx', 'examples/weather-sdk.ts'], process.env);
+  const stdioFloor = new StdioClient('stdio floor', stdioHook.proc);
+  await stdioFloor.hello('weather');
+  cpuSources.set('floor-stdio', () => procCpuMicros(stdioHook.proc.pid!));
+
+  // The full PicoClaw path: bridge (stdio) → WebSocket → gateway → module.
+  let bridge: StdioClient | undefined;
+  let bridgeSkipped: string | undefined;
+  let bridgeStderr: string[] = [];
+  if (!existsSync(join(REPO_ROOT, 'src/bridge/index.ts'))) {
+    bridgeSkipped = 'skipped: bridge not available (src/bridge/index.ts missing)';
+  } else {
+    const b = startNdjson(
+      'bridge',
+      [
+        'bin/hookgate.js',
+        'bridge',
+        '--url',
+        wsUrl(gwInfo.url, MODULE_HOOK),
+        '--transport',
+        'ws',
+        '--log-level',
+        'warn',
+      ],
+      { ...process.env, HOOKGATE_TOKEN: token },
+    );
+    bridgeStderr = b.stderr;
+    bridge = new StdioClient('bridge', b.proc);
+    try {
+      await bridge.hello('weather', 20_000);
+      cpuSources.set('bridge', () => procCpuMicros(b.proc.pid!));
+    } catch (err) {
+      bridgeSkipped = `skipped: bridge did not answer hello (${String(err)}; stderr: ${b.stderr.slice(-3).join(' | ')})`;
+    }
+  }
+
+  let candBridge: StdioClient | undefined;
+  if (CANDIDATE && candInfo && !bridgeSkipped) {
+    const b = startNdjson(
+      'bridge (candidate)',
+      [
+        'bin/hookgate.js',
+        'bridge',
+        '--url',
+        wsUrl(candInfo.url, MODULE_HOOK),
+        '--transport',
+        'ws',
+        '--log-level',
+        'warn',
+      ],
+      { ...process.env, HOOKGATE_TOKEN: token },
+      CANDIDATE,
+    );
+    candBridge = new StdioClient('bridge (candidate)', b.proc);
+    await candBridge.hello('weather', 20_000);
+    cpuSources.set('bridge-cand', () => procCpuMicros(b.proc.pid!));
+  }
+
+  // Clients.
+  const N = PARAMS.inFlight;
+  const openMany = (label: string, url: string, tok?: string) =>
+    Promise.all(Array.from({ length: N }, (_, i) => WsClient.open(`${label} #${i}`, url, tok)));
+  const wsFloorUrl = wsUrl(wsInfo.url, MODULE_HOOK);
+  const [wsFloorOne, wsFloorMany, gwWsOne, gwWsMany, gwWsStdioOne, gwWsStdioMany] = await Promise.all([
+    WsClient.open('ws floor', wsFloorUrl),
+    openMany('ws floor', wsFloorUrl),
+    WsClient.open('gw ws', wsUrl(gwInfo.url, MODULE_HOOK), token),
+    openMany('gw ws', wsUrl(gwInfo.url, MODULE_HOOK), token),
+    WsClient.open('gw ws stdio', wsUrl(gwInfo.url, STDIO_HOOK), token),
+    openMany('gw ws stdio', wsUrl(gwInfo.url, STDIO_HOOK), token),
+  ]);
+  const path = hookPath(MODULE_HOOK);
+  const http1 = (label: string, url: string, tok?: string) => new HttpClient(label, url, path, tok, 1);
+  const httpN = (label: string, url: string, tok?: string) => new HttpClient(label, url, path, tok, N);
+
+  const specs: PathSpec[] = [
+    {
+      id: 'stdio',
+      label: 'floor: stdio hook (NDJSON to a Node child)',
+      group: 'floor',
+      msgs: ['small', 'large'],
+      floors: [],
+      seq: stdioFloor,
+      one: stdioFloor,
+      procs: ['floor-stdio'],
+    },
+    {
+      id: 'ws',
+      label: 'floor: raw ws echo',
+      group: 'floor',
+      msgs: ['small', 'large'],
+      floors: [],
+      seq: wsFloorOne,
+      one: wsFloorOne,
+      many: wsFloorMany,
+      procs: ['floor-ws'],
+    },
+    {
+      id: 'http',
+      label: 'floor: raw node:http echo',
+      group: 'floor',
+      msgs: ['small', 'large'],
+      floors: [],
+      seq: http1('http floor', httpInfo.url),
+      many: [httpN('http floor 64', httpInfo.url)],
+      procs: ['floor-http'],
+    },
+    {
+      id: 'hono',
+      label: 'floor: Hono echo (@hono/node-server)',
+      group: 'floor',
+      msgs: ['small', 'large'],
+      floors: ['http'],
+      seq: http1('hono floor', honoInfo.url),
+      many: [httpN('hono floor 64', honoInfo.url)],
+      procs: ['floor-hono'],
+    },
+    {
+      id: 'gw-http',
+      label: 'hookgate: HTTP → module',
+      group: 'hookgate',
+      msgs: ['small', 'large'],
+      floors: ['hono'],
+      seq: http1('gw http', gwInfo.url, token),
+      many: [httpN('gw http 64', gwInfo.url, token)],
+      procs: ['gateway'],
+      counters: gw,
+    },
+    {
+      id: 'gw-ws',
+      label: 'hookgate: WebSocket → module',
+      group: 'hookgate',
+      msgs: ['small', 'large'],
+      floors: ['ws'],
+      seq: gwWsOne,
+      one: gwWsOne,
+      many: gwWsMany,
+      procs: ['gateway'],
+      counters: gw,
+    },
+    {
+      id: 'gw-ws-stdio',
+      label: 'hookgate: WebSocket → stdio backend',
+      group: 'hookgate',
+      msgs: ['small', 'large'],
+      floors: ['stdio', 'ws'],
+      seq: gwWsStdioOne,
+      one: gwWsStdioOne,
+      many: gwWsStdioMany,
+      procs: hookPid ? ['gateway', 'hook'] : ['gateway'],
+      counters: gw,
+    },
+    {
+      id: 'bridge',
+      label: 'hookgate: bridge (stdio) → WebSocket → module',
+      group: 'hookgate',
+      msgs: ['small', 'large'],
+      floors: ['stdio', 'ws'],
+      seq: bridge,
+      one: bridge,
+      procs: ['bridge', 'gateway'],
+      counters: gw,
+      skipped: bridgeSkipped,
+    },
+    {
+      id: 'gw-http-nocache',
+      label: 'hookgate: HTTP → module, token cache off',
+      group: 'auth',
+      msgs: ['small'],
+      floors: ['hono'],
+      seq: http1('gw http nocache', gwNoCacheInfo.url, token),
+      many: [httpN('gw http nocache 64', gwNoCacheInfo.url, token)],
+      procs: ['gateway-nocache'],
+      counters: gwNoCache,
+    },
+  ];
+
+  if (ONLY) {
+    const keep = new Set(ONLY);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const spec of specs) {
+        if (!keep.has(spec.id)) continue;
+        for (const f of spec.floors) {
+          if (!keep.has(f)) {
+            keep.add(f);
+            grew = true;
+          }
+        }
+      }
+    }
+    for (const spec of specs) if (!keep.has(spec.id)) spec.skipped ??= 'not selected (--only)';
+  }
+  if (cand && candInfo) {
+    const candWsUrl = wsUrl(candInfo.url, MODULE_HOOK);
+    const [candWsOne, candWsMany] = await Promise.all([
+      WsClient.open('cand ws', candWsUrl, token),
+      openMany('cand ws', candWsUrl, token),
+    ]);
+    specs.push(
+      {
+        id: 'cand-gw-http',
+        label: 'candidate: HTTP → module',
+        group: 'hookgate',
+        msgs: ['small', 'large'],
+        floors: ['hono'],
+        seq: http1('cand http', candInfo.url, token),
+        many: [httpN('cand http 64', candInfo.url, token)],
+        procs: ['gateway-cand'],
+        counters: cand,
+      },
+      {
+        id: 'cand-gw-ws',
+        label: 'candidate: WebSocket → module',
+        group: 'hookgate',
+        msgs: ['small', 'large'],
+        floors: ['ws'],
+        seq: candWsOne,
+        one: candWsOne,
+        many: candWsMany,
+        procs: ['gateway-cand'],
+        counters: cand,
+      },
+      {
+        id: 'cand-bridge',
+        label: 'candidate: bridge (stdio) → WebSocket → module',
+        group: 'hookgate',
+        msgs: ['small', 'large'],
+        floors: ['stdio', 'ws'],
+        seq: candBridge,
+        one: candBridge,
+        procs: ['bridge-cand', 'gateway-cand'],
+        counters: cand,
+        skipped: candBridge ? undefined : 'skipped: no candidate bridge',
+      },
+    );
+    if (ONLY)
+      for (const sp of specs.slice(-3))
+        if (!ONLY.includes(sp.id.slice(5))) sp.skipped ??= 'not selected (--only)';
+  }
+  const cells: Cell[] = [];
+  for (const spec of specs) {
+    if (spec.skipped === 'not selected (--only)') continue;
+    for (const msg of spec.msgs) {
+      cells.push({ spec, msg, samples: [], seqRounds: [], seqWindows: [], one: [], many: [] });
+    }
+  }
+
+  // Check every path answers what the hook answers, then warm everything up (not recorded).
+  log('checking answers and warming up');
+  for (const cell of cells) {
+    const { spec } = cell;
+    if (spec.skipped || !spec.seq) continue;
+    const t = templates[cell.msg];
+    const before = spec.seq.errors;
+    await spec.seq.call(t);
+    if (spec.seq.errors > before) log(`WARNING ${spec.id} ${cell.msg}: wrong answer: ${spec.seq.lastError}`);
+    await sequential(spec.seq, t, { warm: 0, max: PARAMS.warmSeq, timeMs: 2_000 });
+    const clients = spec.one ? [spec.one] : spec.many;
+    if (clients) await concurrent(clients, t, { workers: N, max: 1_000_000, timeMs: PARAMS.warmMs });
+  }
+
+  // Interleaved rounds: A B C … then … C B A, so slow drift of the machine cancels out.
+  let rounds = 0;
+  const roundsStart = elapsed();
+  const sys0 = systemBusyMicros();
+  const own0 = ownCpuMicros();
+  for (let round = 1; round <= PARAMS.rounds; round++) {
+    if (round > 1) {
+      const perRound = (elapsed() - roundsStart) / (round - 1);
+      if (elapsed() + perRound > PARAMS.budgetMs - IDLE_RESERVE_MS) {
+        log(`time budget reached: stopping after ${round - 1} rounds`);
+        break;
+      }
+    }
+    const order = round % 2 === 1 ? cells : [...cells].reverse();
+    for (const cell of order) {
+      if (cell.spec.skipped) continue;
+      await runCell(cell, templates[cell.msg], round);
+    }
+    rounds = round;
+    log(`round ${round}/${PARAMS.rounds} done`);
+  }
+
+  const roundsSeconds = (elapsed() - roundsStart) / 1000;
+  const otherCpu = Math.max(0, systemBusyMicros() - sys0 - (ownCpuMicros() - own0));
+  const machineLoad = {
+    seconds: roundsSeconds,
+    /** Cores' worth of CPU used by processes this run did not start, averaged over the rounds. */
+    otherCores: otherCpu / 1e6 / roundsSeconds,
+    loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number),
+    otherCoresAtStart: otherAtStart,
+  };
+  if (machineLoad.otherCores > 0.2) {
+    log(`note: other processes used ${machineLoad.otherCores.toFixed(2)} cores on average during the rounds`);
+  }
+  const rows = cells.map((c) => figures(c, templates[c.msg].bytes));
+  addRatios(rows);
+
+  // JWT: the same token on HTTP, with the default cache vs no cache; WebSocket verifies at upgrade only.
+  const row = (p: string, m: MessageName) => rows.find((r) => r.path === p && r.msg === m);
+  const cached = row('gw-http', 'small');
+  const uncached = row('gw-http-nocache', 'small');
+  const wsRows = rows.filter(
+    (r) => (r.path === 'gw-ws' || r.path === 'gw-ws-stdio' || r.path === 'bridge') && !r.skipped,
+  );
+  const wsVerify = wsRows.flatMap((r) => [r.verify.seq, r.verify.one, r.verify.many]).filter(Boolean);
+  const jwt: BenchReport['jwt'] = {
+    cpuPerCallCached: cached?.cpuPerCall,
+    cpuPerCallUncached: uncached?.cpuPerCall,
+    cpuCostPerVerification:
+      cached?.cpuPerCall !== undefined && uncached?.cpuPerCall !== undefined
+        ? uncached.cpuPerCall - cached.cpuPerCall
+        : undefined,
+    p50Cached: cached?.p50,
+    p50Uncached: uncached?.p50,
+    p50Cost: cached && uncached ? uncached.p50 - cached.p50 : undefined,
+    manyCached: cached?.many,
+    manyUncached: uncached?.many,
+    httpUncachedPerCall: cached?.verify.many?.verifyUncached ?? cached?.verify.seq?.verifyUncached,
+    httpUncachedPerCallNoCache: uncached?.verify.many?.verifyUncached ?? uncached?.verify.seq?.verifyUncached,
+    wsVerifyPerMessage: wsVerify.length > 0 ? Math.max(...wsVerify.map((v) => v!.verify)) : undefined,
+  };
+
+  // Close the load clients and the bridge, stop the servers, then measure idle connections on fresh ones.
+  log('stopping load servers');
+  const allClients = new Set<Client>();
+  for (const s of specs) for (const c of [s.seq, s.one, ...(s.many ?? [])]) if (c) allClients.add(c);
+  await Promise.all([...allClients].map((c) => c.close().catch(() => {})));
+  await Promise.all([
+    gw.stop(),
+    gwNoCache.stop(),
+    floorWs.stop(),
+    floorHttp.stop(),
+    floorHono.stop(),
+    cand?.stop(),
+  ]);
+
+  const idle: IdleResult[] = [];
+  if (!NO_IDLE) log(`idle WebSockets: ${PARAMS.idleConnections} connections held by a separate process`);
+  if (!NO_IDLE)
+    idle.push(
+      await idleTest(
+        'gateway',
+        () =>
+          startServer('gateway (idle)', GATEWAY_CHILD, [JSON.stringify({ stdio: false })], ['--expose-gc']),
+        (info) => wsUrl(info.url, MODULE_HOOK),
+        token,
+      ),
+    );
+  if (!NO_IDLE && CANDIDATE) {
+    const dir = CANDIDATE;
+    idle.push(
+      await idleTest(
+        'gateway (candidate)',
+        () =>
+          startServer(
+            'gateway (candidate, idle)',
+            join(dir, 'bench/children/gateway.ts'),
+            [JSON.stringify({ stdio: false })],
+            ['--expose-gc'],
+            dir,
+          ),
+        (info) => wsUrl(info.url, MODULE_HOOK),
+        token,
+      ),
+    );
+  }
+  if (!NO_IDLE)
+    idle.push(
+      await idleTest(
+        'ws floor',
+        () => startServer('ws echo (idle)', FLOOR_CHILD, ['ws'], ['--expose-gc']),
+        (info) => wsUrl(info.url, MODULE_HOOK),
+        undefined,
+      ),
+    );
+
+  const report: BenchReport = {
+    kind: QUICK ? 'quick' : 'full',
+    startedAt: new Date(startedAt).toISOString(),
+    seconds: elapsed() / 1000,
+    roundsPlanned: PARAMS.rounds,
+    rounds,
+    params: PARAMS,
+    machine: machineInfo(REPO_ROOT),
+    machineLoad,
+    messages: { small: templates.small.bytes, large: templates.large.bytes },
+    rows,
+    jwt,
+    idle,
+    targets: [],
+    bridgeStderrTail: bridgeSkipped ? bridgeStderr.slice(-10) : undefined,
+  };
+  report.targets = targets(rows, idle, jwt);
+  if (CANDIDATE) {
+    report.candidate = { dir: CANDIDATE, targets: targets(rows, idle, jwt, 'cand-') };
+  }
+
+  process.stdout.write(renderConsole(report));
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = report.startedAt.replace(/[:.]/g, '-');
+  const jsonPath = join(RESULTS_DIR, `bench-${report.kind}-${stamp}.json`);
+  writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  log(`wrote ${jsonPath.slice(REPO_ROOT.length)}`);
+  if (WRITE_DOC) {
+    const previous = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '';
+    writeFileSync(DOC, renderDoc(report, previous));
+    log('wrote docs/performance.md');
+  } else {
+    log('docs/performance.md left as it is (quick run; add --doc to write it)');
+  }
+}
+
+await main()
+  .then(() => process.exit(0))
+  .catch((err: unknown) => {
+    log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  });
