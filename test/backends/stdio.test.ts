@@ -70,7 +70,8 @@ describe('stdio backend: hosting an unmodified PicoClaw hook process', () => {
       call('crashy', 'crash'),
       call('crashy', 'hang', 'hook.approve_tool'),
     ]);
-    expect(Date.now() - started).toBeLessThan(500);
+    // slow:600 would have answered respond by itself at 600 ms: continue proves the crash answered it.
+    expect(Date.now() - started).toBeLessThan(1500);
     expect(pending.result).toEqual({ action: 'continue' });
     expect(crash.result).toEqual({ action: 'continue' });
     expect(approval.result).toMatchObject({ approved: false });
