@@ -31,16 +31,26 @@ export class ModuleBackend implements HookBackend {
     if (typeof fn !== 'function') return undefined;
     // AbortSignals are costly to create in Node, and most hooks never look at theirs: make it on demand.
     let abort: AbortController | undefined;
+    let aborted = false;
     const ctx = {
       method,
       tenant: this.ctx.tenant,
       hook: this.ctx.hook,
       get signal(): AbortSignal {
-        abort ??= new AbortController();
+        if (!abort) {
+          abort = new AbortController();
+          // First read after the deadline: the signal must already say so.
+          if (aborted) abort.abort();
+        }
         return abort.signal;
       },
     };
-    const call = { abort: () => abort?.abort() };
+    const call = {
+      abort: () => {
+        aborted = true;
+        abort?.abort();
+      },
+    };
     this.inflight.add(call);
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { serve, upgradeWebSocket } from '@hono/node-server';
+import { defineWebSocketHelper } from 'hono/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { TenantVerifier } from '../auth/verifier.js';
 import { StdioBackend } from '../backends/stdio.js';
@@ -89,7 +90,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     verifiers,
     log,
     metrics,
-    upgradeWebSocket,
+    upgradeWebSocket: lightUpgradeWebSocket,
     sessions,
     bufferedAmount: (raw) => (raw as WebSocket).bufferedAmount,
     wsHighWaterBytes: highWater,
@@ -130,6 +131,28 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
 
   return { url, port, gateway, metrics, backends, sessions, close };
 }
+
+/**
+ * @hono/node-server's upgradeWebSocket keeps the upgrade request's whole Hono context (Request,
+ * Headers, the IncomingMessage, URL objects) reachable for as long as the socket is open: most of an
+ * idle connection's memory. Hand it a stand-in with the three things it reads, and drop the
+ * IncomingMessage once it has been passed on to `ws`.
+ */
+const lightUpgradeWebSocket = defineWebSocketHelper(async (c, events, options) => {
+  const upgrade = c.req.header('upgrade');
+  const env = c.env as { incoming?: unknown };
+  const standIn = {
+    req: {
+      header: (name: string) => (name.toLowerCase() === 'upgrade' ? upgrade : undefined),
+      url: c.req.url,
+    },
+    env,
+  };
+  const response = await upgradeWebSocket(standIn as never, events, options as never);
+  // The helper handed `incoming` to its upgrade listener synchronously, before its first await.
+  env.incoming = undefined;
+  return response;
+});
 
 /**
  * Keepalive (a peer that misses a ping interval is terminated) and backpressure (when a slow reader

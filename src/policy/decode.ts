@@ -92,7 +92,9 @@ const TOOL_RESULT_TYPES: Record<string, 'string' | 'boolean' | 'string[]'> = {
 
 /** A ToolResult with a wrongly typed field would fail PicoClaw's decode of the whole answer. */
 export function checkToolResult(v: Record<string, unknown>): string | undefined {
-  for (const [k, type] of Object.entries(TOOL_RESULT_TYPES)) {
+  for (const k in v) {
+    if (!Object.hasOwn(TOOL_RESULT_TYPES, k)) continue;
+    const type = TOOL_RESULT_TYPES[k];
     const x = v[k];
     if (x === undefined || x === null) continue;
     if (type === 'string[]') {

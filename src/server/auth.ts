@@ -45,8 +45,10 @@ export function requireHookAccess(
     const tenant = c.req.param('tenant') ?? '';
     const hookName = c.req.param('hook') ?? '';
     const token = extractToken(c.req.raw.headers);
-    const fail = (reason: string) =>
+    // A declaration, not a per-call arrow (under tsx each arrow made per call also costs a defineProperty).
+    function fail(reason: string): void {
       metrics.inc('hookgate_auth_failures_total', { tenant: verifiers.has(tenant) ? tenant : '?', reason });
+    }
     if (!token) {
       fail('missing');
       const inQuery = /[?&](access_token|token|jwt)=/i.test(c.req.url);

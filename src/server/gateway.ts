@@ -54,6 +54,8 @@ const GUARD_MS = 50;
 export class Gateway {
   private readonly policies = new WeakMap<Principal, Map<HookRuntime, EffectivePolicy>>();
   private readonly defaultPolicies = new Map<HookRuntime, EffectivePolicy>();
+  /** hookgate_calls_total per hook and `method outcome`, rendered once rather than per call. */
+  private readonly callCounters = new Map<HookRuntime, Map<string, (by?: number) => void>>();
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {}
@@ -138,7 +140,6 @@ export class Gateway {
     requestId?: string,
   ): Promise<Record<string, unknown>> {
     const hook = policy.hook;
-    const labels = { tenant: hook.tenant, hook: hook.name, method };
     const mode = modeOf(method);
     if (!mode || !hook.modes.has(mode)) {
       // Never forwarded: the gateway answers as a host without this hook would proceed.
@@ -154,7 +155,7 @@ export class Gateway {
         answer,
         requestId,
       );
-      this.deps.metrics.inc('hookgate_calls_total', { ...labels, outcome: 'mode_not_granted' });
+      this.countCall(hook, method, 'mode_not_granted');
       return answer;
     }
     const backend = this.deps.backends.get(hook);
@@ -175,11 +176,28 @@ export class Gateway {
     }
     if (outcome.violations.length > 0)
       this.audit(policy, method, original, outcome.violations, outcome.result, requestId);
-    this.deps.metrics.inc('hookgate_calls_total', {
-      ...labels,
-      outcome: outcome.violations.length > 0 ? 'refused' : 'ok',
-    });
+    this.countCall(hook, method, outcome.violations.length > 0 ? 'refused' : 'ok');
     return outcome.result;
+  }
+
+  private countCall(hook: HookRuntime, method: string, outcome: string): void {
+    let byKey = this.callCounters.get(hook);
+    if (!byKey) {
+      byKey = new Map();
+      this.callCounters.set(hook, byKey);
+    }
+    const key = `${method} ${outcome}`;
+    let inc = byKey.get(key);
+    if (!inc) {
+      inc = this.deps.metrics.counter('hookgate_calls_total', {
+        tenant: hook.tenant,
+        hook: hook.name,
+        method,
+        outcome,
+      });
+      byKey.set(key, inc);
+    }
+    inc();
   }
 
   private failed(
@@ -204,12 +222,7 @@ export class Gateway {
       'hook failed; answered by its failure mode',
     );
     this.deps.metrics.inc('hookgate_backend_failures_total', { tenant: hook.tenant, hook: hook.name, code });
-    this.deps.metrics.inc('hookgate_calls_total', {
-      tenant: hook.tenant,
-      hook: hook.name,
-      method,
-      outcome: 'failed',
-    });
+    this.countCall(hook, method, 'failed');
     return failureAnswer(
       hook,
       method,

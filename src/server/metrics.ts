@@ -45,6 +45,16 @@ export class Metrics {
     f.values.set(key, (f.values.get(key) ?? 0) + by);
   }
 
+  /** A counter for a fixed label set, rendered once: for hot paths. */
+  counter(name: string, labels: Labels): (by?: number) => void {
+    const f = this.families.get(name);
+    if (!f) return () => {};
+    const key = renderLabels(labels);
+    return (by = 1) => {
+      f.values.set(key, (f.values.get(key) ?? 0) + by);
+    };
+  }
+
   get(name: string, labels: Labels = {}): number {
     return this.families.get(name)?.values.get(renderLabels(labels)) ?? 0;
   }

@@ -79,4 +79,15 @@ describe('module backend failures', () => {
       true,
     );
   });
+
+  it("aborts the hook's signal at the deadline, even when the hook first looks at it afterwards", async () => {
+    let seen: boolean | undefined;
+    recorder().answer = async (_m, _p, ctx) => {
+      await new Promise((r) => setTimeout(r, 300));
+      seen = ctx.signal.aborted;
+      return { action: 'continue' };
+    };
+    await gw.call('open', 'hook.before_tool', toolCall());
+    await expect.poll(() => seen).toBe(true);
+  });
 });

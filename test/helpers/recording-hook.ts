@@ -1,4 +1,4 @@
-import type { HookObject } from '../../src/protocol/hook-object.js';
+import type { HookCallContext, HookObject } from '../../src/protocol/hook-object.js';
 
 /**
  * A module hook for tests: records what it was sent and answers with whatever the test scripted.
@@ -6,7 +6,7 @@ import type { HookObject } from '../../src/protocol/hook-object.js';
  */
 export interface Recorder {
   calls: { method: string; params: any }[];
-  answer: (method: string, params: any) => unknown;
+  answer: (method: string, params: any, ctx: HookCallContext) => unknown;
 }
 
 const g = globalThis as unknown as { __hookgateRecorder?: Recorder };
@@ -16,10 +16,10 @@ export function recorder(): Recorder {
   return g.__hookgateRecorder;
 }
 
-const record = (method: string) => async (params: any) => {
+const record = (method: string) => async (params: any, ctx: HookCallContext) => {
   const r = recorder();
   r.calls.push({ method, params });
-  return r.answer(method, params);
+  return r.answer(method, params, ctx);
 };
 
 const hook: HookObject = {
