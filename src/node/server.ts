@@ -82,6 +82,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   );
 
   const gateway = new Gateway({ config, backends, log, metrics });
+  const keepalive = new Keepalive(config.server.wsPingIntervalMs);
   const sessions = new Set<WsSession>();
   const highWater = opts.wsHighWaterBytes ?? 4 * 1024 * 1024;
   const app = createApp({
@@ -94,8 +95,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     sessions,
     bufferedAmount: (raw) => (raw as WebSocket).bufferedAmount,
     wsHighWaterBytes: highWater,
-    onSocketOpen: (raw, session) =>
-      attachSocketGlue(raw as WebSocket, session, config.server.wsPingIntervalMs, highWater),
+    onSocketOpen: (raw, session) => keepalive.add(raw as WebSocket, session),
   });
 
   const wss = new WebSocketServer({
@@ -124,6 +124,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       await Promise.all([...sessions].map((s) => s.idle(SHUTDOWN_GRACE_MS)));
       for (const s of sessions) s.close(CloseCode.GoingAway, 'server shutting down');
       for (const c of wss.clients) c.terminate();
+      keepalive.stop();
       if ('closeAllConnections' in server) server.closeAllConnections();
       await Promise.all([...backends.values()].map((b) => b.close()));
       await stopped;
@@ -155,32 +156,51 @@ const lightUpgradeWebSocket = defineWebSocketHelper(async (c, events, options) =
 });
 
 /**
- * Keepalive (a peer that misses a ping interval is terminated) and backpressure (when a slow reader
- * lets output pile up, stop reading its requests until the buffer drains).
+ * Keepalive for every socket with one timer: a peer that has not answered the previous ping by the
+ * next sweep is terminated. One interval and one shared pong listener, not a timer and closures per
+ * connection, because idle connections are what a gateway holds most of.
  */
-function attachSocketGlue(ws: WebSocket, session: WsSession, pingMs: number, highWater: number): () => void {
-  let alive = true;
-  ws.on('pong', () => {
-    alive = true;
-  });
-  const ping = setInterval(() => {
-    if (!alive) {
-      session.onClose();
-      ws.terminate();
-      return;
+class Keepalive {
+  private readonly sessions = new Map<WebSocket, WsSession>();
+  private readonly answered = new Set<WebSocket>();
+  private readonly timer: ReturnType<typeof setInterval>;
+  private readonly onPong: (this: WebSocket) => void;
+
+  constructor(intervalMs: number) {
+    const answered = this.answered;
+    this.onPong = function onPong(this: WebSocket) {
+      answered.add(this);
+    };
+    this.timer = setInterval(() => this.sweep(), intervalMs);
+    this.timer.unref();
+  }
+
+  add(ws: WebSocket, session: WsSession): () => void {
+    this.sessions.set(ws, session);
+    this.answered.add(ws);
+    ws.on('pong', this.onPong);
+    return () => this.remove(ws);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private remove(ws: WebSocket): void {
+    this.sessions.delete(ws);
+    this.answered.delete(ws);
+  }
+
+  private sweep(): void {
+    for (const [ws, session] of this.sessions) {
+      if (!this.answered.has(ws)) {
+        this.remove(ws);
+        session.onClose();
+        ws.terminate();
+        continue;
+      }
+      this.answered.delete(ws);
+      ws.ping();
     }
-    alive = false;
-    ws.ping();
-  }, pingMs);
-  ping.unref();
-  const socket = (ws as unknown as { _socket?: import('node:net').Socket })._socket;
-  const send = ws.send.bind(ws);
-  ws.send = ((data: unknown, ...rest: unknown[]) => {
-    (send as (...a: unknown[]) => void)(data, ...rest);
-    if (socket && ws.bufferedAmount > highWater && !socket.isPaused()) {
-      socket.pause();
-      socket.once('drain', () => socket.resume());
-    }
-  }) as typeof ws.send;
-  return () => clearInterval(ping);
+  }
 }
