@@ -1,3 +1,4 @@
+import { readCapped } from '../core/read-capped.js';
 import { Method } from '../protocol/methods.js';
 import { validateEnvelope } from '../protocol/jsonrpc.js';
 import type { BridgeLog } from './log.js';
@@ -115,7 +116,7 @@ export class HttpUpstream implements Upstream {
     }
     let body: string;
     try {
-      body = await readCapped(res, MAX_RESPONSE_BYTES);
+      body = await readAnswer(res, MAX_RESPONSE_BYTES);
     } catch (err) {
       if (timeout.aborted)
         throw new UpstreamError('UPSTREAM_TIMEOUT', `gateway did not answer within ${timeoutMs} ms`);
@@ -143,20 +144,8 @@ export class HttpUpstream implements Upstream {
   }
 }
 
-async function readCapped(res: Response, max: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel();
-      throw new Error(`answer is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+async function readAnswer(res: Response, max: number): Promise<string> {
+  const bytes = await readCapped(res.body, max);
+  if (bytes === undefined) throw new Error(`answer is larger than ${max} bytes`);
+  return new TextDecoder().decode(bytes);
 }

@@ -1,3 +1,4 @@
+import { readCapped } from '../core/read-capped.js';
 import { HOOK_HEADER, TENANT_HEADER } from '../backends/http.js';
 import { createVerifier, DEFAULT_TOLERANCE_SECONDS } from '../core/webhook-signature.js';
 import type { HookObject } from '../protocol/hook-object.js';
@@ -103,28 +104,7 @@ function httpError(status: number, code: string, message: string, headers: Recor
 async function readBody(request: Request, max: number): Promise<Uint8Array | undefined> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > max) return undefined;
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    parts.push(value);
-  }
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
+  return readCapped(request.body, max);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { readCapped } from '../core/read-capped.js';
 import { httpError } from './errors.js';
 
 const decoder = new TextDecoder();
@@ -10,32 +11,14 @@ const decoder = new TextDecoder();
  * A chunked body is read as a stream and cut off as soon as it passes the limit.
  */
 export async function readBodyLimited(c: Context, max: number): Promise<string> {
-  const tooLarge = () => httpError(413, 'payload_too_large', `message over ${max} bytes`);
+  // The rest of the body is never read, so this connection cannot carry another request.
+  const tooLarge = () => httpError(413, 'payload_too_large', `message over ${max} bytes`, { connection: 'close' });
   const length = c.req.header('content-length');
   if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
     if (Number(length) > max) throw tooLarge();
     return c.req.text();
   }
-  const body = c.req.raw.body;
-  if (!body) return '';
-  const reader = body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    parts.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const p of parts) {
-    all.set(p, offset);
-    offset += p.length;
-  }
-  return decoder.decode(all);
+  const bytes = await readCapped(c.req.raw.body, max);
+  if (bytes === undefined) throw tooLarge();
+  return decoder.decode(bytes);
 }

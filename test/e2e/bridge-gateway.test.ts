@@ -6,7 +6,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileConfig } from '../../src/config/compile.js';
 import { signDevToken } from '../../src/node/token.js';
 import { TestHost } from '../bridge/helpers/host.js';
-import { FIXTURE_DIR, loadTranscript, matchingReply, transcriptFiles } from '../helpers/fixtures.js';
+import {
+  loadTranscript,
+  matchingReply,
+  transcriptFiles,
+  trustedTranscriptHook,
+} from '../helpers/fixtures.js';
 import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { hostEffect } from '../helpers/picoclaw-host.js';
 
@@ -15,7 +20,6 @@ import { hostEffect } from '../helpers/picoclaw-host.js';
  * stdio exactly as PicoClaw does, the bridge on a WebSocket to a real gateway, the gateway hosting
  * the hook. Answers are judged by what PicoClaw would do with them.
  */
-const HOOK_SCRIPT = join(REPO, 'test', 'helpers', 'transcript-hook.mjs');
 
 describe.each(transcriptFiles())('PicoClaw → bridge → gateway → hook: %s', (file) => {
   const t = loadTranscript(file);
@@ -27,21 +31,7 @@ describe.each(transcriptFiles())('PicoClaw → bridge → gateway → hook: %s',
     gw = await startTestGateway({
       tenants: {
         acme: tenantDoc({
-          [name]: {
-            backend: { type: 'stdio', command: [process.execPath, HOOK_SCRIPT, join(FIXTURE_DIR, file)] },
-            modes: t.hello.params.modes,
-            tools: ['get_weather'],
-            grants: {
-              rewrite_tools: ['exec', 'read_file'],
-              rewrite_results: true,
-              rewrite_llm_response: true,
-              rewrite_messages: true,
-              rewrite_model: true,
-              conversation_access: true,
-            },
-            timeout_ms: 500,
-            approval_timeout_ms: 500,
-          },
+          [name]: trustedTranscriptHook(t),
         }),
       },
     });

@@ -1,35 +1,12 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  FIXTURE_DIR,
   loadTranscript,
   matchingReply,
-  type Transcript,
   transcriptFiles,
+  trustedTranscriptHook,
 } from '../helpers/fixtures.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { hostEffect, type Reply } from '../helpers/picoclaw-host.js';
-
-const HOOK_SCRIPT = join(import.meta.dirname, '..', 'helpers', 'transcript-hook.mjs');
-
-/** Every grant on: a fully trusted hook must pass through the gateway unchanged in effect. */
-function trustedHook(t: Transcript) {
-  return {
-    backend: { type: 'stdio', command: [process.execPath, HOOK_SCRIPT, join(FIXTURE_DIR, t.file)] },
-    modes: t.hello.params.modes,
-    tools: ['get_weather'],
-    grants: {
-      rewrite_tools: ['exec', 'read_file'],
-      rewrite_results: true,
-      rewrite_llm_response: true,
-      rewrite_messages: true,
-      rewrite_model: true,
-      conversation_access: true,
-    },
-    timeout_ms: 500,
-    approval_timeout_ms: 500,
-  };
-}
 
 function replyOf(body: any): Reply {
   if ('error' in body) return { error: body.error };
@@ -42,7 +19,7 @@ describe.each(transcriptFiles())('replaying %s through the gateway', (file) => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    gw = await startTestGateway({ tenants: { acme: tenantDoc({ [hookName]: trustedHook(t) }) } });
+    gw = await startTestGateway({ tenants: { acme: tenantDoc({ [hookName]: trustedTranscriptHook(t) }) } });
   });
   afterAll(() => gw?.close());
 
@@ -82,7 +59,7 @@ describe('a hook whose hello fails (03-handshake-error)', () => {
   beforeAll(async () => {
     const t = loadTranscript('03-handshake-error.jsonl');
     gw = await startTestGateway({
-      tenants: { acme: tenantDoc({ h: { ...trustedHook(t), on_failure: 'closed' } }) },
+      tenants: { acme: tenantDoc({ h: { ...trustedTranscriptHook(t), on_failure: 'closed' } }) },
     });
   });
   afterAll(() => gw?.close());

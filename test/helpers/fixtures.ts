@@ -61,3 +61,32 @@ export function transcriptFiles(): string[] {
 export function matchingReply(ex: Exchange): Record<string, any> | undefined {
   return ex.replies.find((r) => typeof r.id === 'number' && r.id === ex.request.id);
 }
+
+/**
+ * A hook hosting a transcript (test/helpers/transcript-hook.mjs plays its hook side) with every
+ * grant on: a fully trusted hook must pass through the gateway unchanged in effect.
+ */
+export function trustedTranscriptHook(t: Transcript) {
+  return {
+    backend: {
+      type: 'stdio',
+      command: [
+        process.execPath,
+        join(import.meta.dirname, 'transcript-hook.mjs'),
+        join(FIXTURE_DIR, t.file),
+      ],
+    },
+    modes: t.hello.params.modes,
+    tools: ['get_weather'],
+    grants: {
+      rewrite_tools: ['exec', 'read_file'],
+      rewrite_results: true,
+      rewrite_llm_response: true,
+      rewrite_messages: true,
+      rewrite_model: true,
+      conversation_access: true,
+    },
+    timeout_ms: 500,
+    approval_timeout_ms: 500,
+  };
+}

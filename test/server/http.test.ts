@@ -64,6 +64,47 @@ describe('POST /v1/tenants/{tenant}/hooks/{hook}: JSON-RPC edges', () => {
     expect(recorder().calls).toEqual([]);
   });
 
+  it('refuses a chunked body (no Content-Length) as soon as it passes the limit', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(16 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 64) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/tools`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await gw.token()}`, 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(recorder().calls).toEqual([]);
+  });
+
+  it('reads a small chunked body', async () => {
+    const text = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'hook.before_tool',
+      params: { tool: 'get_weather' },
+    });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/tools`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await gw.token()}`, 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 5, result: { action: 'continue' } });
+  });
+
   it('echoes string ids as sent', async () => {
     const r = await raw(
       'tools',
