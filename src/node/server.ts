@@ -3,16 +3,15 @@ import { pathToFileURL } from 'node:url';
 import { serve, upgradeWebSocket } from '@hono/node-server';
 import { defineWebSocketHelper } from 'hono/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { TenantVerifier } from '../auth/verifier.js';
 import { StdioBackend } from '../backends/stdio.js';
 import type { HookBackend } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { createApp } from '../server/app.js';
 import { WS_PROTOCOL } from '../server/auth.js';
-import { buildBackends } from '../server/backends.js';
-import { Gateway } from '../server/gateway.js';
+import { assembleGateway } from '../server/assemble.js';
+import type { Gateway } from '../server/gateway.js';
 import type { Logger } from '../server/logger.js';
-import { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../server/metrics.js';
 import { CloseCode, type WsSession } from '../server/ws-session.js';
 import { resolvePath } from './config-loader.js';
 import { createNodeLogger } from './logger.js';
@@ -44,12 +43,7 @@ const SHUTDOWN_GRACE_MS = 5_000;
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
   const { config, baseDir } = opts;
   const log = opts.log ?? createNodeLogger(config.server.logLevel);
-  const metrics = new Metrics();
-  const verifiers = new Map<string, TenantVerifier>();
-  for (const tenant of config.tenants.values()) {
-    verifiers.set(tenant.name, await TenantVerifier.create(tenant, config.server.tokenCacheSize));
-  }
-  const backends = await buildBackends(
+  const { verifiers, backends, gateway, metrics } = await assembleGateway(
     config,
     {
       loadModule: (spec) => import(pathToFileURL(resolvePath(baseDir, spec)).href),
@@ -69,19 +63,6 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     },
     log,
   );
-  // A hook that cannot start does not stop the gateway: its calls get the failure answer and
-  // /readyz says which one is down, while the backend keeps retrying.
-  await Promise.all(
-    [...backends].map(([hook, b]) =>
-      b
-        .start()
-        .catch((err: unknown) =>
-          log.error({ tenant: hook.tenant, hook: hook.name, err: String(err) }, 'backend did not start'),
-        ),
-    ),
-  );
-
-  const gateway = new Gateway({ config, backends, log, metrics });
   const keepalive = new Keepalive(config.server.wsPingIntervalMs);
   const sessions = new Set<WsSession>();
   const highWater = opts.wsHighWaterBytes ?? 4 * 1024 * 1024;

@@ -12,7 +12,8 @@ const decoder = new TextDecoder();
  */
 export async function readBodyLimited(c: Context, max: number): Promise<string> {
   // The rest of the body is never read, so this connection cannot carry another request.
-  const tooLarge = () => httpError(413, 'payload_too_large', `message over ${max} bytes`, { connection: 'close' });
+  const tooLarge = () =>
+    httpError(413, 'payload_too_large', `message over ${max} bytes`, { connection: 'close' });
   const length = c.req.header('content-length');
   if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
     if (Number(length) > max) throw tooLarge();

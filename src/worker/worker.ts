@@ -1,13 +1,10 @@
-import { TenantVerifier } from '../auth/verifier.js';
 import type { HookBackend } from '../backends/types.js';
 import { compileConfig, type SecretResolver } from '../config/compile.js';
 import { type ConfigIssue, ConfigError } from '../config/errors.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { createApp } from '../server/app.js';
-import { buildBackends } from '../server/backends.js';
-import { Gateway } from '../server/gateway.js';
+import { assembleGateway } from '../server/assemble.js';
 import type { Logger } from '../server/logger.js';
-import { Metrics } from '../server/metrics.js';
 import { createWorkerLogger, type LogSink } from './logger.js';
 import { type ModuleRegistry, registryLoader } from './modules.js';
 import { upgradeWebSocket } from './websocket.js';
@@ -100,26 +97,11 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
   }
   const log = createWorkerLogger(config.server.logLevel, sink);
   try {
-    const verifiers = new Map<string, TenantVerifier>();
-    for (const tenant of config.tenants.values()) {
-      verifiers.set(tenant.name, await TenantVerifier.create(tenant, config.server.tokenCacheSize));
-    }
-    const backends = await buildBackends(
+    const { verifiers, backends, gateway, metrics } = await assembleGateway(
       config,
       { loadModule: registryLoader(options.modules), fetch: options.fetch },
       log,
     );
-    await Promise.all(
-      [...backends].map(([hook, b]) =>
-        b
-          .start()
-          .catch((err: unknown) =>
-            log.error({ tenant: hook.tenant, hook: hook.name, err: String(err) }, 'backend did not start'),
-          ),
-      ),
-    );
-    const metrics = new Metrics();
-    const gateway = new Gateway({ config, backends, log, metrics });
     const app = createApp({ config, gateway, verifiers, log, metrics, upgradeWebSocket });
     log.info(
       {

@@ -1,0 +1,45 @@
+import { TenantVerifier } from '../auth/verifier.js';
+import type { HookBackend } from '../backends/types.js';
+import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import { type BackendFactories, buildBackends } from './backends.js';
+import { Gateway } from './gateway.js';
+import type { Logger } from './logger.js';
+import { Metrics } from './metrics.js';
+
+export interface AssembledGateway {
+  verifiers: Map<string, TenantVerifier>;
+  backends: Map<HookRuntime, HookBackend>;
+  gateway: Gateway;
+  metrics: Metrics;
+}
+
+/**
+ * What every runtime builds from a validated config: one key set per tenant (keys imported once),
+ * one started backend per hook, the gateway and its metrics. Node and Workers differ only in the
+ * backend factories they pass and in how they serve the app.
+ */
+export async function assembleGateway(
+  config: GatewayConfig,
+  factories: BackendFactories,
+  log: Logger,
+): Promise<AssembledGateway> {
+  const verifiers = new Map<string, TenantVerifier>();
+  for (const tenant of config.tenants.values()) {
+    verifiers.set(tenant.name, await TenantVerifier.create(tenant, config.server.tokenCacheSize));
+  }
+  const backends = await buildBackends(config, factories, log);
+  // A hook that cannot start does not stop the gateway: its calls get the failure answer and
+  // /readyz says which one is down, while the backend keeps retrying.
+  await Promise.all(
+    [...backends].map(([hook, b]) =>
+      b
+        .start()
+        .catch((err: unknown) =>
+          log.error({ tenant: hook.tenant, hook: hook.name, err: String(err) }, 'backend did not start'),
+        ),
+    ),
+  );
+  const metrics = new Metrics();
+  const gateway = new Gateway({ config, backends, log, metrics });
+  return { verifiers, backends, gateway, metrics };
+}
