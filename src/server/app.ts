@@ -181,14 +181,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const text = await readBodyLimited(c, config.server.maxBodyBytes);
     const parsed = parseMessage(text);
     if (!parsed.ok) return c.json(parsed.response);
-    const response = await gateway.handle(
+    const response = await gateway.respond(
       c.get('principal'),
       c.get('hook'),
       parsed.message,
       c.get('requestId'),
     );
-    if (!response) return c.body(null, 202);
-    return c.json(response);
+    if (response === null) return c.body(null, 202);
+    return c.body(response, 200, { 'content-type': 'application/json' });
   });
 
   return app;

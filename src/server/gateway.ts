@@ -133,6 +133,36 @@ export class Gateway {
     return success(id, result);
   }
 
+  /**
+   * handle(), serialised: the JSON text to send, or null for a notification. An answer that cannot
+   * be serialised (nested too deep) becomes the method's failure answer, so no transport ever has to
+   * deal with it and an approval still leaves as an explicit denial.
+   */
+  async respond(
+    principal: Principal,
+    hook: HookRuntime,
+    msg: JsonRpcMessage,
+    requestId?: string,
+  ): Promise<string | null> {
+    const response = await this.handle(principal, hook, msg, requestId);
+    if (!response) return null;
+    try {
+      return JSON.stringify(response);
+    } catch (err) {
+      const method = isRequest(msg) ? msg.method : '';
+      this.deps.log.warn(
+        { tenant: hook.tenant, hook: hook.name, method, err: String(err) },
+        'answer could not be serialised',
+      );
+      if ('result' in response && isCallMethod(method)) {
+        return JSON.stringify(
+          success(response.id, failureAnswer(hook, method, 'answer could not be serialised')),
+        );
+      }
+      return JSON.stringify(failure(response.id, ErrorCode.InternalError, 'answer could not be serialised'));
+    }
+  }
+
   private async call(
     policy: EffectivePolicy,
     method: string,
@@ -170,7 +200,16 @@ export class Gateway {
     } catch (err) {
       return this.failed(policy, method, err, requestId);
     }
-    const outcome = applyPolicy(method, policy, original, shown, raw);
+    let outcome: ReturnType<typeof applyPolicy>;
+    try {
+      outcome = applyPolicy(method, policy, original, shown, raw);
+    } catch (err) {
+      // An answer the checks cannot even walk (e.g. nested deeper than the stack) is a bad answer.
+      outcome = {
+        ok: false,
+        why: `answer could not be checked: ${err instanceof Error ? err.message : String(err)}`,
+      };
+    }
     if (!outcome.ok) {
       return this.failed(policy, method, new BackendError('BACKEND_BAD_REPLY', outcome.why), requestId);
     }

@@ -85,9 +85,9 @@ export class WsSession {
     const counted = isRequest(msg);
     if (counted) this.inFlight++;
     this.gateway
-      .handle(this.principal, this.hook, msg, this.opts.connectionId)
-      .then((response) => {
-        if (response) this.sendJson(response);
+      .respond(this.principal, this.hook, msg, this.opts.connectionId)
+      .then((text) => {
+        if (text !== null) this.sendText(text);
       })
       .catch((err: unknown) => {
         this.opts.log.error({ err: String(err), connection_id: this.opts.connectionId }, 'ws call failed');
@@ -141,9 +141,13 @@ export class WsSession {
   }
 
   private sendJson(value: unknown): void {
+    this.sendText(JSON.stringify(value));
+  }
+
+  private sendText(text: string): void {
     if (this.closed) return;
     try {
-      this.socket.send(JSON.stringify(value));
+      this.socket.send(text);
       // Answers already computed for a peer that does not read them: past four times the
       // high-water mark, stop instead of queueing more (its pending calls fail on its side).
       const high = this.opts.highWaterBytes;

@@ -91,3 +91,26 @@ describe('module backend failures', () => {
     await expect.poll(() => seen).toBe(true);
   });
 });
+
+describe('an answer too deep to check', () => {
+  it('yields the failure answer (approvals stay explicit), not an error', async () => {
+    let deep: any = {};
+    for (let i = 0; i < 200_000; i++) deep = { d: deep };
+    recorder().answer = (m) =>
+      m === 'hook.approve_tool'
+        ? { approved: true, reason: deep }
+        : { action: 'modify', call: { tool: 'x', arguments: deep } };
+    const approval = await gw
+      .call('open', 'hook.approve_tool', paramsFrom('13-approve-true.jsonl', 'hook.approve_tool'))
+      .catch((e) => {
+        console.log(
+          'LOGS',
+          gw.logs.raw.slice(-4).map((l) => l.slice(0, 300)),
+        );
+        throw e;
+      });
+    expect(approval.result).toMatchObject({ approved: false });
+    const tool = await gw.call('closed', 'hook.before_tool', toolCall());
+    expect(tool.result).toMatchObject({ action: 'deny_tool' });
+  });
+});
