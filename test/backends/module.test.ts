@@ -100,17 +100,15 @@ describe('an answer too deep to check', () => {
       m === 'hook.approve_tool'
         ? { approved: true, reason: deep }
         : { action: 'modify', call: { tool: 'x', arguments: deep } };
-    const approval = await gw
-      .call('open', 'hook.approve_tool', paramsFrom('13-approve-true.jsonl', 'hook.approve_tool'))
-      .catch((e) => {
-        console.log(
-          'LOGS',
-          gw.logs.raw.slice(-4).map((l) => l.slice(0, 300)),
-        );
-        throw e;
-      });
+    const approval = await gw.call(
+      'open',
+      'hook.approve_tool',
+      paramsFrom('13-approve-true.jsonl', 'hook.approve_tool'),
+    );
     expect(approval.result).toMatchObject({ approved: false });
+    // get_weather is the hook's own tool, so new arguments pass the policy; these cannot be sent.
     const tool = await gw.call('closed', 'hook.before_tool', toolCall());
     expect(tool.result).toMatchObject({ action: 'deny_tool' });
+    expect(gw.logs.lines.some((l) => l.msg === 'answer could not be serialised')).toBe(true);
   });
 });
