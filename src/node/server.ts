@@ -38,6 +38,8 @@ export interface RunningGateway {
 }
 
 const SHUTDOWN_GRACE_MS = 5_000;
+/** How long peers get to answer our close frame before their sockets are cut. */
+const CLOSE_GRACE_MS = 1_000;
 
 /** Starts the gateway on Node: backends, key sets, the Hono app, and `ws` for WebSockets. */
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
@@ -76,7 +78,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     sessions,
     bufferedAmount: (raw) => (raw as WebSocket).bufferedAmount,
     wsHighWaterBytes: highWater,
-    onSocketOpen: (raw, session) => keepalive.add(raw as WebSocket, session),
+    onSocketOpen: (raw, session) => {
+      coalesceWrites(raw as WebSocket);
+      return keepalive.add(raw as WebSocket, session);
+    },
   });
 
   const wss = new WebSocketServer({
@@ -104,6 +109,11 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([...sessions].map((s) => s.idle(SHUTDOWN_GRACE_MS)));
       for (const s of sessions) s.close(CloseCode.GoingAway, 'server shutting down');
+      // Let the close frames (and any last answers) reach the peers before cutting what is left.
+      await Promise.race([
+        Promise.all([...wss.clients].map((c) => new Promise((r) => c.once('close', r)))),
+        new Promise((r) => setTimeout(r, CLOSE_GRACE_MS)),
+      ]);
       for (const c of wss.clients) c.terminate();
       keepalive.stop();
       if ('closeAllConnections' in server) server.closeAllConnections();
@@ -135,6 +145,30 @@ const lightUpgradeWebSocket = defineWebSocketHelper(async (c, events, options) =
   env.incoming = undefined;
   return response;
 });
+
+/**
+ * Answers that resolve in the same tick go out in one write: cork the socket at the first send of a
+ * tick and uncork it on the next. With many calls in flight this replaces a syscall per answer by
+ * one per tick.
+ */
+function coalesceWrites(ws: WebSocket): void {
+  const socket = (ws as unknown as { _socket?: import('node:net').Socket })._socket;
+  if (!socket) return;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  const send = ws.send;
+  ws.send = function sendCoalesced(this: WebSocket, ...args: Parameters<WebSocket['send']>) {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(uncork);
+    }
+    return send.apply(this, args);
+  } as WebSocket['send'];
+}
 
 /**
  * Keepalive for every socket with one timer: a peer that has not answered the previous ping by the
