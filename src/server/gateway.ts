@@ -196,7 +196,10 @@ export class Gateway {
     let raw: unknown;
     try {
       if (!backend) throw new BackendError('BACKEND_UNAVAILABLE', 'no backend');
-      raw = await withDeadline(backend.call(method, shown, timeoutMs), timeoutMs + GUARD_MS);
+      const pending = backend.call(method, shown, timeoutMs);
+      // A module backend keeps its own deadline in this process (and aborts the hook's signal at it);
+      // the others get a guard in case their I/O never settles.
+      raw = await (backend.kind === 'module' ? pending : withDeadline(pending, timeoutMs + GUARD_MS));
     } catch (err) {
       return this.failed(policy, method, err, requestId);
     }
