@@ -2,8 +2,6 @@ import type { HookRuntime } from '../config/runtime.js';
 import { Method } from '../protocol/methods.js';
 
 /** The neutral answer: the host proceeds exactly as it would without this hook. */
-export const CONTINUE: Readonly<Record<string, unknown>> = Object.freeze({ action: 'continue' });
-
 export function continueAnswer(): Record<string, unknown> {
   return { action: 'continue' };
 }

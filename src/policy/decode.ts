@@ -1,4 +1,4 @@
-import { ACTIONS, type Action, Method } from '../protocol/methods.js';
+import { type Action, Method } from '../protocol/methods.js';
 import { isPlainObject } from './equal.js';
 
 /**
@@ -58,10 +58,6 @@ export function decodeInterceptor(method: string, raw: unknown): Decoded<Decoded
     (out as unknown as Record<string, unknown>)[key] = v;
   }
   return { ok: true, value: out };
-}
-
-export function isKnownAction(a: string): a is Action {
-  return (ACTIONS as readonly string[]).includes(a);
 }
 
 export function decodeApproval(raw: unknown): Decoded<DecodedApproval> {

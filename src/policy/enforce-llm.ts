@@ -1,4 +1,4 @@
-import { CONTINUE } from './answers.js';
+import { continueAnswer } from './answers.js';
 import type { DecodedInterceptor } from './decode.js';
 import { fillBack, isPlainObject, jsonEqual } from './equal.js';
 import type { EffectivePolicy, Enforced, Violation } from './types.js';
@@ -18,7 +18,7 @@ export function enforceBeforeLlm(
 ): Enforced {
   const violations: Violation[] = [];
   const request = answer.request;
-  if (!request) return { result: { ...CONTINUE }, violations };
+  if (!request) return { result: continueAnswer(), violations };
 
   const out: Record<string, unknown> = { ...original };
   let changed = false;
@@ -56,7 +56,7 @@ export function enforceBeforeLlm(
     }
   }
 
-  if (!changed) return { result: { ...CONTINUE }, violations };
+  if (!changed) return { result: continueAnswer(), violations };
   const result: Record<string, unknown> = { action: answer.action, request: out };
   if (answer.reason) result.reason = answer.reason;
   return { result, violations };
@@ -171,14 +171,14 @@ export function enforceAfterLlm(
   const origInner = isPlainObject(original.response) ? original.response : undefined;
   const shownInner = isPlainObject(shown.response) ? shown.response : {};
   if (!isPlainObject(inner) || !origInner || jsonEqual(inner, shownInner)) {
-    return { result: { ...CONTINUE }, violations };
+    return { result: continueAnswer(), violations };
   }
   if (!policy.hook.grants.rewriteLlmResponse) {
     violations.push({
       rule: 'rewrite_llm_response_not_granted',
       detail: 'after_llm rewrote the LLM response',
     });
-    return { result: { ...CONTINUE }, violations };
+    return { result: continueAnswer(), violations };
   }
   const calls = origInner.tool_calls;
   if (Array.isArray(calls) && calls.some((c) => isPlainObject(c) && !isPlainObject(c.function))) {
@@ -187,7 +187,7 @@ export function enforceAfterLlm(
       rule: 'tool_calls_id_only',
       detail: 'after_llm rewrite would erase id-only tool calls',
     });
-    return { result: { ...CONTINUE }, violations };
+    return { result: continueAnswer(), violations };
   }
   const result: Record<string, unknown> = {
     action: answer.action,

@@ -1,4 +1,4 @@
-import { CONTINUE } from './answers.js';
+import { continueAnswer } from './answers.js';
 import { checkToolResult, type DecodedInterceptor } from './decode.js';
 import { fillBack, isPlainObject, jsonEqual } from './equal.js';
 import type { EffectivePolicy, Enforced, Violation } from './types.js';
@@ -20,7 +20,7 @@ function refuse(policy: EffectivePolicy, violations: Violation[]): Enforced {
       violations,
     };
   }
-  return { result: { ...CONTINUE }, violations };
+  return { result: continueAnswer(), violations };
 }
 
 /**
@@ -38,7 +38,7 @@ export function enforceBeforeTool(
     // PicoClaw takes the top-level result first, then call.hook_result; renames are ignored on respond.
     const result =
       answer.result ?? (isPlainObject(answer.call?.hook_result) ? answer.call.hook_result : undefined);
-    if (!result) return { result: { ...CONTINUE }, violations: [] };
+    if (!result) return { result: continueAnswer(), violations: [] };
     const bad = checkToolResult(result);
     if (bad) throw new BadAnswer(bad);
     if (!policy.tools.has(tool)) {
@@ -56,7 +56,7 @@ export function enforceBeforeTool(
   }
 
   const call = answer.call;
-  if (!call) return { result: { ...CONTINUE }, violations: [] };
+  if (!call) return { result: continueAnswer(), violations: [] };
   const violations: Violation[] = [];
   const newTool = typeof call.tool === 'string' && call.tool !== '' ? call.tool : tool;
   const newArgs =
@@ -65,7 +65,7 @@ export function enforceBeforeTool(
     throw new BadAnswer('call.arguments is not an object');
   const renamed = newTool !== tool;
   const argsChanged = !jsonEqual(newArgs ?? {}, original.arguments ?? {});
-  if (!renamed && !argsChanged) return { result: { ...CONTINUE }, violations };
+  if (!renamed && !argsChanged) return { result: continueAnswer(), violations };
 
   let finalTool = tool;
   if (renamed) {
@@ -88,7 +88,7 @@ export function enforceBeforeTool(
       });
   }
   if (violations.length > 0 && policy.hook.onViolation === 'deny') return refuse(policy, violations);
-  if (finalTool === tool && finalArgs === original.arguments) return { result: { ...CONTINUE }, violations };
+  if (finalTool === tool && finalArgs === original.arguments) return { result: continueAnswer(), violations };
 
   const outCall: Record<string, unknown> = { ...original, tool: finalTool };
   if (finalArgs !== undefined) outCall.arguments = finalArgs;
@@ -108,21 +108,21 @@ export function enforceAfterTool(
   answer: DecodedInterceptor,
 ): Enforced {
   const envelope = answer.result;
-  if (!envelope) return { result: { ...CONTINUE }, violations: [] };
+  if (!envelope) return { result: continueAnswer(), violations: [] };
   const tool = toolOf(original);
   const inner = envelope.result;
   const origInner = isPlainObject(original.result) ? original.result : {};
   const innerChanged = isPlainObject(inner) && !jsonEqual(inner, origInner);
   const newTool = typeof envelope.tool === 'string' && envelope.tool !== '' ? envelope.tool : tool;
   const renamed = newTool !== tool;
-  if (!innerChanged && !renamed) return { result: { ...CONTINUE }, violations: [] };
+  if (!innerChanged && !renamed) return { result: continueAnswer(), violations: [] };
   if (innerChanged) {
     const bad = checkToolResult(inner as Record<string, unknown>);
     if (bad) throw new BadAnswer(bad);
   }
   if (!policy.hook.grants.rewriteResults && !policy.tools.has(tool)) {
     return {
-      result: { ...CONTINUE },
+      result: continueAnswer(),
       violations: [
         {
           rule: 'rewrite_results_not_granted',

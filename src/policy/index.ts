@@ -1,5 +1,5 @@
 import { Method } from '../protocol/methods.js';
-import { CONTINUE } from './answers.js';
+import { continueAnswer } from './answers.js';
 import { decodeApproval, decodeInterceptor } from './decode.js';
 import { enforceAfterLlm, enforceBeforeLlm } from './enforce-llm.js';
 import { BadAnswer, enforceAfterTool, enforceBeforeTool } from './enforce-tool.js';
@@ -79,5 +79,5 @@ export function applyPolicy(
 }
 
 function neutral(): PolicyOutcome {
-  return { ok: true, result: { ...CONTINUE }, violations: [] };
+  return { ok: true, result: continueAnswer(), violations: [] };
 }

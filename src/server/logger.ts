@@ -8,16 +8,6 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
 }
 
-const noop = () => {};
-export const silentLogger: Logger = {
-  trace: noop,
-  debug: noop,
-  info: noop,
-  warn: noop,
-  error: noop,
-  child: () => silentLogger,
-};
-
 /**
  * Keys whose values are secrets wherever they appear in a log object; both loggers remove them.
  * Tokens are also scrubbed from free text by `redactText` (a JWT has an unmistakable shape).

@@ -39,10 +39,7 @@ export class Metrics {
   }
 
   inc(name: string, labels: Labels = {}, by = 1): void {
-    const f = this.families.get(name);
-    if (!f) return;
-    const key = renderLabels(labels);
-    f.values.set(key, (f.values.get(key) ?? 0) + by);
+    this.counter(name, labels)(by);
   }
 
   /** A counter for a fixed label set, rendered once: for hot paths. */
@@ -53,10 +50,6 @@ export class Metrics {
     return (by = 1) => {
       f.values.set(key, (f.values.get(key) ?? 0) + by);
     };
-  }
-
-  get(name: string, labels: Labels = {}): number {
-    return this.families.get(name)?.values.get(renderLabels(labels)) ?? 0;
   }
 
   render(): string {

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryTransport } from '../../src/core/memory-transport.js';
+import { JsonRpcPeer, PeerError } from '../../src/core/peer.js';
+
+/** A peer on one end of an in-memory pair; the test plays the other end by hand. */
+function pair() {
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const seen: any[] = [];
+  b.onmessage = (t) => seen.push(JSON.parse(t));
+  const stray: string[] = [];
+  const peer = new JsonRpcPeer(a, { onstray: (_t, why) => stray.push(why) });
+  const reply = (msg: unknown) => b.send(JSON.stringify(msg));
+  return { peer, seen, reply, stray, b };
+}
+
+describe('JsonRpcPeer', () => {
+  it('allocates integer ids from 1, as PicoClaw does, and matches replies in any order', async () => {
+    const { peer, seen, reply } = pair();
+    const one = peer.call('hook.before_tool', { n: 1 }, 1000);
+    const two = peer.call('hook.before_tool', { n: 2 }, 1000);
+    await expect.poll(() => seen.length).toBe(2);
+    expect(seen.map((m) => m.id)).toEqual([1, 2]);
+    await reply({ jsonrpc: '2.0', id: 2, result: 'second' });
+    await reply({ jsonrpc: '2.0', id: 1, result: 'first' });
+    expect(await Promise.all([one, two])).toEqual(['first', 'second']);
+  });
+
+  it('fails a call at its deadline and drops the late reply', async () => {
+    const { peer, reply, stray } = pair();
+    await expect(peer.call('hook.approve_tool', {}, 20)).rejects.toMatchObject({ code: 'PEER_TIMEOUT' });
+    await reply({ jsonrpc: '2.0', id: 1, result: { approved: true } });
+    await expect.poll(() => stray).toEqual(['response to an unknown id']);
+  });
+
+  it('turns an error reply into PEER_ERROR_REPLY and ignores a string id (PicoClaw drops it too)', async () => {
+    const { peer, reply, stray } = pair();
+    const call = peer.call('hook.before_tool', {}, 200);
+    await reply({ jsonrpc: '2.0', id: '1', result: { action: 'deny_tool' } });
+    await reply({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'down' } });
+    await expect(call).rejects.toMatchObject({ code: 'PEER_ERROR_REPLY', message: 'down' });
+    expect(stray).toEqual(['response to an unknown id']);
+  });
+
+  it('fails every pending call at once when the transport closes, and refuses new ones', async () => {
+    const { peer, b } = pair();
+    const pending = peer.call('hook.before_tool', {}, 10_000);
+    await b.close();
+    await expect(pending).rejects.toBeInstanceOf(PeerError);
+    await expect(peer.call('hook.before_tool', {}, 10_000)).rejects.toMatchObject({ code: 'PEER_CLOSED' });
+  });
+});
