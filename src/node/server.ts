@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { serve, upgradeWebSocket } from '@hono/node-server';
-import { defineWebSocketHelper } from 'hono/ws';
+import { serve } from '@hono/node-server';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { StdioBackend } from '../backends/stdio.js';
 import type { HookBackend } from '../backends/types.js';
@@ -15,6 +14,7 @@ import type { Metrics } from '../server/metrics.js';
 import { CloseCode, type WsSession } from '../server/ws-session.js';
 import { resolvePath } from './config-loader.js';
 import { createNodeLogger } from './logger.js';
+import { attachWebSocket, upgradeWebSocket } from './websocket.js';
 
 export interface StartOptions {
   config: GatewayConfig;
@@ -74,7 +74,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     verifiers,
     log,
     metrics,
-    upgradeWebSocket: lightUpgradeWebSocket,
+    upgradeWebSocket,
     sessions,
     bufferedAmount: (raw) => (raw as WebSocket).bufferedAmount,
     wsHighWaterBytes: highWater,
@@ -93,11 +93,13 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   });
   const host = opts.host ?? config.server.host;
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve(
-      { fetch: app.fetch, hostname: host, port: opts.port ?? config.server.port, websocket: { server: wss } },
-      () => resolve(s),
+    const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? config.server.port }, () =>
+      resolve(s),
     );
   });
+  attachWebSocket(server as import('node:http').Server, wss, app.fetch, (err) =>
+    log.error({ err: err instanceof Error ? err.message : String(err) }, 'websocket handler failed'),
+  );
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   log.info({ url }, 'hookgate listening');
@@ -115,6 +117,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
         new Promise((r) => setTimeout(r, CLOSE_GRACE_MS)),
       ]);
       for (const c of wss.clients) c.terminate();
+      wss.close();
       keepalive.stop();
       if ('closeAllConnections' in server) server.closeAllConnections();
       await Promise.all([...backends.values()].map((b) => b.close()));
@@ -123,28 +126,6 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
 
   return { url, port, gateway, metrics, backends, sessions, close };
 }
-
-/**
- * @hono/node-server's upgradeWebSocket keeps the upgrade request's whole Hono context (Request,
- * Headers, the IncomingMessage, URL objects) reachable for as long as the socket is open: most of an
- * idle connection's memory. Hand it a stand-in with the three things it reads, and drop the
- * IncomingMessage once it has been passed on to `ws`.
- */
-const lightUpgradeWebSocket = defineWebSocketHelper(async (c, events, options) => {
-  const upgrade = c.req.header('upgrade');
-  const env = c.env as { incoming?: unknown };
-  const standIn = {
-    req: {
-      header: (name: string) => (name.toLowerCase() === 'upgrade' ? upgrade : undefined),
-      url: c.req.url,
-    },
-    env,
-  };
-  const response = await upgradeWebSocket(standIn as never, events, options as never);
-  // The helper handed `incoming` to its upgrade listener synchronously, before its first await.
-  env.incoming = undefined;
-  return response;
-});
 
 /**
  * Answers that resolve in the same tick go out in one write: cork the socket at the first send of a
