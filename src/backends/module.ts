@@ -1,5 +1,5 @@
 import { jsonClone } from '../core/json-clone.js';
-import { HOOK_OBJECT_METHODS, type HookObject } from '../protocol/hook-object.js';
+import { HOOK_OBJECT_METHODS, type HookCallContext, type HookObject } from '../protocol/hook-object.js';
 import { BackendError, type BackendContext, type HookBackend } from './types.js';
 
 /**
@@ -23,54 +23,13 @@ export class ModuleBackend implements HookBackend {
     return !this.closed;
   }
 
-  async call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
-    if (this.closed) throw new BackendError('BACKEND_CLOSED', 'backend is closed');
+  call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+    if (this.closed) return Promise.reject(new BackendError('BACKEND_CLOSED', 'backend is closed'));
     const name = HOOK_OBJECT_METHODS[method];
     const fn = name ? this.hook[name] : undefined;
     // A method the module does not implement answers the zero value, as a silent stdio hook would.
-    if (typeof fn !== 'function') return undefined;
-    // AbortSignals are costly to create in Node, and most hooks never look at theirs: make it on demand.
-    let abort: AbortController | undefined;
-    let aborted = false;
-    const ctx = {
-      method,
-      tenant: this.ctx.tenant,
-      hook: this.ctx.hook,
-      get signal(): AbortSignal {
-        if (!abort) {
-          abort = new AbortController();
-          // First read after the deadline: the signal must already say so.
-          if (aborted) abort.abort();
-        }
-        return abort.signal;
-      },
-    };
-    const call = {
-      abort: () => {
-        aborted = true;
-        abort?.abort();
-      },
-    };
-    this.inflight.add(call);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          call.abort();
-          reject(new BackendError('BACKEND_TIMEOUT', `${method} timed out after ${timeoutMs} ms`));
-        }, timeoutMs);
-      });
-      const run = Promise.resolve().then(() => fn.call(this.hook, jsonClone(params), ctx));
-      return await Promise.race([run, timeout]);
-    } catch (err) {
-      if (err instanceof BackendError) throw err;
-      throw new BackendError('BACKEND_ERROR_REPLY', err instanceof Error ? err.message : String(err), {
-        cause: err,
-      });
-    } finally {
-      clearTimeout(timer);
-      this.inflight.delete(call);
-    }
+    if (typeof fn !== 'function') return Promise.resolve(undefined);
+    return new ModuleCall(this.ctx, method, this.inflight).run(this.hook, fn, jsonClone(params), timeoutMs);
   }
 
   notify(method: string, params: unknown): void {
@@ -98,4 +57,88 @@ export class ModuleBackend implements HookBackend {
     this.closed = true;
     for (const a of this.inflight) a.abort();
   }
+}
+
+type HookFn = (this: HookObject, params: unknown, ctx: HookCallContext) => unknown;
+
+/**
+ * One call into a module hook, and the context the hook sees. A class rather than closures: it is
+ * made for every call. A hook that answers synchronously needs no deadline timer (nothing could
+ * have interrupted it anyway); an async one gets one, and its signal aborts at the deadline.
+ */
+class ModuleCall implements HookCallContext {
+  readonly method: string;
+  readonly tenant: string;
+  readonly hook: string;
+  #controller?: AbortController;
+  #aborted = false;
+  #timer?: ReturnType<typeof setTimeout>;
+
+  readonly #inflight: Set<{ abort(): void }>;
+
+  constructor(ctx: BackendContext, method: string, inflight: Set<{ abort(): void }>) {
+    this.#inflight = inflight;
+    this.method = method;
+    this.tenant = ctx.tenant;
+    this.hook = ctx.hook;
+  }
+
+  /** Made on first read: AbortSignals are costly in Node and most hooks never look at theirs. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      // First read after the deadline: the signal must already say so.
+      if (this.#aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  abort(): void {
+    this.#aborted = true;
+    this.#controller?.abort();
+  }
+
+  run(target: HookObject, fn: HookFn, params: unknown, timeoutMs: number): Promise<unknown> {
+    let out: unknown;
+    try {
+      out = fn.call(target, params, this);
+    } catch (err) {
+      return Promise.reject(asBackendError(err));
+    }
+    if (!isThenable(out)) return Promise.resolve(out);
+    this.#inflight.add(this);
+    return new Promise((resolve, reject) => {
+      this.#timer = setTimeout(() => {
+        this.settle();
+        this.abort();
+        reject(new BackendError('BACKEND_TIMEOUT', `${this.method} timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      out.then(
+        (value) => {
+          this.settle();
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.settle();
+          reject(asBackendError(err));
+        },
+      );
+    });
+  }
+
+  private settle(): void {
+    clearTimeout(this.#timer);
+    this.#inflight.delete(this);
+  }
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+function asBackendError(err: unknown): BackendError {
+  if (err instanceof BackendError) return err;
+  return new BackendError('BACKEND_ERROR_REPLY', err instanceof Error ? err.message : String(err), {
+    cause: err,
+  });
 }

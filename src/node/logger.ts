@@ -35,6 +35,7 @@ function wrap(l: pino.Logger): Logger {
   const scrub = (obj: object): object => scrubObject(obj, 0) as object;
   // Level first: a disabled level must cost nothing, not a scrub of the object.
   return {
+    enabled: (level) => l.isLevelEnabled(level),
     trace: (o, m) => l.isLevelEnabled('trace') && l.trace(scrub(o), m),
     debug: (o, m) => l.isLevelEnabled('debug') && l.debug(scrub(o), m),
     info: (o, m) => l.isLevelEnabled('info') && l.info(scrub(o), m),

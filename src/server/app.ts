@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { TenantVerifier } from '../auth/verifier.js';
@@ -31,9 +31,21 @@ export interface AppDeps {
   sessions?: Set<WsSession>;
 }
 
-type Env = { Variables: AuthVariables };
+type Env = { Variables: AuthVariables & { idSent?: boolean } };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * A hook call's answer, already serialised. Built with plain-object headers so the Node adapter
+ * writes it straight out; hono's `c.body` with two headers builds a web `Headers` first.
+ */
+function jsonAnswer(c: Context<Env>, text: string): Response {
+  c.set('idSent', true);
+  return new Response(text, {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'x-request-id': c.get('requestId') },
+  });
+}
 
 /**
  * Builds the gateway's HTTP surface from a validated config. Web-standard only (Request in,
@@ -48,22 +60,26 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const given = c.req.header('x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     c.set('requestId', requestId);
-    // Set before the handler builds its response: changing headers afterwards makes the Node
-    // adapter materialise a full web Response for every call.
-    c.header('x-request-id', requestId);
-    const started = performance.now();
+    const logged = log.enabled('info');
+    const started = logged ? performance.now() : 0;
     await next();
+    // The hook-call route puts the id into its own response (see jsonAnswer); for the others it is
+    // added here. Adding it to the call route's response afterwards would make the Node adapter
+    // build a full web Response for every call.
+    if (!c.get('idSent')) c.header('x-request-id', requestId);
     // The path only: a query string could carry a token someone put there.
-    log.info(
-      {
-        request_id: requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: +(performance.now() - started).toFixed(2),
-      },
-      'request',
-    );
+    if (logged) {
+      log.info(
+        {
+          request_id: requestId,
+          method: c.req.method,
+          path: c.req.path,
+          status: c.res.status,
+          ms: +(performance.now() - started).toFixed(2),
+        },
+        'request',
+      );
+    }
   });
 
   app.onError((err, c) => {
@@ -188,7 +204,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       c.get('requestId'),
     );
     if (response === null) return c.body(null, 202);
-    return c.body(response, 200, { 'content-type': 'application/json' });
+    return jsonAnswer(c, response);
   });
 
   return app;

@@ -36,6 +36,15 @@ export function extractToken(headers: Headers): string | undefined {
  * bad token, 403 for a good token that names another tenant or not this hook, 404 for a hook the
  * tenant does not have.
  */
+function countFailure(
+  metrics: Metrics,
+  verifiers: ReadonlyMap<string, TenantVerifier>,
+  tenant: string,
+  reason: string,
+): void {
+  metrics.inc('hookgate_auth_failures_total', { tenant: verifiers.has(tenant) ? tenant : '?', reason });
+}
+
 export function requireHookAccess(
   verifiers: ReadonlyMap<string, TenantVerifier>,
   hooks: (tenant: string, hook: string) => HookRuntime | undefined,
@@ -45,12 +54,8 @@ export function requireHookAccess(
     const tenant = c.req.param('tenant') ?? '';
     const hookName = c.req.param('hook') ?? '';
     const token = extractToken(c.req.raw.headers);
-    // A declaration, not a per-call arrow (under tsx each arrow made per call also costs a defineProperty).
-    function fail(reason: string): void {
-      metrics.inc('hookgate_auth_failures_total', { tenant: verifiers.has(tenant) ? tenant : '?', reason });
-    }
     if (!token) {
-      fail('missing');
+      countFailure(metrics, verifiers, tenant, 'missing');
       const inQuery = /[?&](access_token|token|jwt)=/i.test(c.req.url);
       throw unauthorized(
         inQuery
@@ -62,24 +67,25 @@ export function requireHookAccess(
     const verifier = verifiers.get(tenant);
     if (!verifier) {
       // Same answer as a bad token: do not reveal which tenants exist.
-      fail('unknown_tenant');
+      countFailure(metrics, verifiers, tenant, 'unknown_tenant');
       throw unauthorized('token did not verify');
     }
     let principal: Principal;
     try {
-      principal = await verifier.verify(token);
+      // A repeated token is answered from the verifier's cache without an extra await.
+      principal = verifier.cached(token) ?? (await verifier.verify(token));
     } catch (err) {
       if (!(err instanceof AuthError)) throw err;
-      fail(err.code.toLowerCase());
+      countFailure(metrics, verifiers, tenant, err.code.toLowerCase());
       if (err.status === 403) throw httpError(403, 'forbidden', err.message);
       throw unauthorized(err.message);
     }
     if (principal.tenant !== tenant) {
-      fail('tenant_mismatch');
+      countFailure(metrics, verifiers, tenant, 'tenant_mismatch');
       throw httpError(403, 'forbidden', 'token is not valid for this tenant');
     }
     if (!mayCallHook(principal, hookName)) {
-      fail('hook_not_allowed');
+      countFailure(metrics, verifiers, tenant, 'hook_not_allowed');
       throw httpError(403, 'forbidden', `token does not allow hook "${hookName}"`);
     }
     const hook = hooks(tenant, hookName);

@@ -11,15 +11,17 @@ const decoder = new TextDecoder();
  * A chunked body is read as a stream and cut off as soon as it passes the limit.
  */
 export async function readBodyLimited(c: Context, max: number): Promise<string> {
-  // The rest of the body is never read, so this connection cannot carry another request.
-  const tooLarge = () =>
-    httpError(413, 'payload_too_large', `message over ${max} bytes`, { connection: 'close' });
   const length = c.req.header('content-length');
   if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-    if (Number(length) > max) throw tooLarge();
+    if (Number(length) > max) throw tooLarge(max);
     return c.req.text();
   }
   const bytes = await readCapped(c.req.raw.body, max);
-  if (bytes === undefined) throw tooLarge();
+  if (bytes === undefined) throw tooLarge(max);
   return decoder.decode(bytes);
+}
+
+/** The rest of the body is never read, so this connection cannot carry another request. */
+function tooLarge(max: number) {
+  return httpError(413, 'payload_too_large', `message over ${max} bytes`, { connection: 'close' });
 }

@@ -6,6 +6,7 @@ import {
   failure,
   isNotification,
   isRequest,
+  type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcResponse,
   success,
@@ -54,8 +55,8 @@ const GUARD_MS = 50;
 export class Gateway {
   private readonly policies = new WeakMap<Principal, Map<HookRuntime, EffectivePolicy>>();
   private readonly defaultPolicies = new Map<HookRuntime, EffectivePolicy>();
-  /** hookgate_calls_total per hook and `method outcome`, rendered once rather than per call. */
-  private readonly callCounters = new Map<HookRuntime, Map<string, (by?: number) => void>>();
+  /** hookgate_calls_total per hook, method and outcome, rendered once rather than per call. */
+  private readonly callCounters = new Map<HookRuntime, Map<string, Map<string, (by?: number) => void>>>();
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {}
@@ -95,13 +96,33 @@ export class Gateway {
     return p;
   }
 
-  /** Answers one message; resolves with null for a notification. Never rejects. */
-  async handle(
+  /**
+   * Answers one message as the JSON text to send, or null for a notification. Never rejects. An
+   * answer that cannot be serialised (nested too deep) becomes the method's failure answer, so no
+   * transport ever has to deal with it and an approval still leaves as an explicit denial.
+   *
+   * One async step per call (the backend's answer): hello, events and refusals are answered
+   * without waiting, and serialising happens here, once.
+   */
+  async respond(
     principal: Principal,
     hook: HookRuntime,
     msg: JsonRpcMessage,
     requestId?: string,
-  ): Promise<JsonRpcResponse | null> {
+  ): Promise<string | null> {
+    const immediate = this.route(principal, hook, msg);
+    if (immediate !== undefined) return immediate === null ? null : this.serialise(hook, '', immediate);
+    const { id, method, params } = msg as { id: JsonRpcId; method: string; params: Record<string, unknown> };
+    const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
+    return this.serialise(hook, method, success(id, result));
+  }
+
+  /** The answer to anything that is not a hook call: null for a notification, undefined for a call. */
+  private route(
+    principal: Principal,
+    hook: HookRuntime,
+    msg: JsonRpcMessage,
+  ): JsonRpcResponse | null | undefined {
     if (isNotification(msg)) {
       this.deliverEvent(hook, msg.method, msg.params);
       return null;
@@ -110,14 +131,13 @@ export class Gateway {
       return failure(null, ErrorCode.InvalidRequest, 'hookgate accepts requests and notifications only');
     const { id, method } = msg;
     if (this.closing) return failure(id, ErrorCode.ShuttingDown, 'gateway is shutting down');
-    const policy = this.policyFor(principal, hook);
     if (method === Method.Hello) {
       return success(id, {
         ok: true,
         name: hook.name,
         version: PROTOCOL_VERSION,
         modes: hook.modeList,
-        tools: [...policy.tools],
+        tools: [...this.policyFor(principal, hook).tools],
       });
     }
     if (isEventMethod(method)) {
@@ -129,27 +149,13 @@ export class Gateway {
     if (typeof params !== 'object' || params === null || Array.isArray(params)) {
       return failure(id, ErrorCode.InvalidParams, `${method} params must be an object`);
     }
-    const result = await this.call(policy, method, params as Record<string, unknown>, requestId);
-    return success(id, result);
+    return undefined;
   }
 
-  /**
-   * handle(), serialised: the JSON text to send, or null for a notification. An answer that cannot
-   * be serialised (nested too deep) becomes the method's failure answer, so no transport ever has to
-   * deal with it and an approval still leaves as an explicit denial.
-   */
-  async respond(
-    principal: Principal,
-    hook: HookRuntime,
-    msg: JsonRpcMessage,
-    requestId?: string,
-  ): Promise<string | null> {
-    const response = await this.handle(principal, hook, msg, requestId);
-    if (!response) return null;
+  private serialise(hook: HookRuntime, method: string, response: JsonRpcResponse): string {
     try {
       return JSON.stringify(response);
     } catch (err) {
-      const method = isRequest(msg) ? msg.method : '';
       this.deps.log.warn(
         { tenant: hook.tenant, hook: hook.name, method, err: String(err) },
         'answer could not be serialised',
@@ -223,13 +229,17 @@ export class Gateway {
   }
 
   private countCall(hook: HookRuntime, method: string, outcome: string): void {
-    let byKey = this.callCounters.get(hook);
-    if (!byKey) {
-      byKey = new Map();
-      this.callCounters.set(hook, byKey);
+    let byMethod = this.callCounters.get(hook);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.callCounters.set(hook, byMethod);
     }
-    const key = `${method} ${outcome}`;
-    let inc = byKey.get(key);
+    let byOutcome = byMethod.get(method);
+    if (!byOutcome) {
+      byOutcome = new Map();
+      byMethod.set(method, byOutcome);
+    }
+    let inc = byOutcome.get(outcome);
     if (!inc) {
       inc = this.deps.metrics.counter('hookgate_calls_total', {
         tenant: hook.tenant,
@@ -237,7 +247,7 @@ export class Gateway {
         method,
         outcome,
       });
-      byKey.set(key, inc);
+      byOutcome.set(outcome, inc);
     }
     inc();
   }

@@ -1,5 +1,7 @@
 /** The logger the runtime-neutral code writes to; pino (Node) and the Worker logger both fit it. */
 export interface Logger {
+  /** Whether a level is written, so a caller can skip building an entry nobody will see. */
+  enabled(level: 'trace' | 'debug' | 'info' | 'warn' | 'error'): boolean;
   trace(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;

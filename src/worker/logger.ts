@@ -48,6 +48,7 @@ export function createWorkerLogger(
     warn: (o, m) => write('warn', o, m),
     error: (o, m) => write('error', o, m),
     child: (b) => createWorkerLogger(level, sink, { ...bindings, ...b }),
+    enabled: (name) => LEVELS[name] >= threshold,
   };
 }
 

@@ -280,4 +280,35 @@ describe('describe, health, metrics, openapi', () => {
     expect(res.status).toBe(404);
     expect(((await res.json()) as any).error.code).toBe('not_found');
   });
+
+  it('tags every response with x-request-id: the caller’s when well-formed, a fresh UUID otherwise', async () => {
+    const token = await gw.token();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.before_tool', params: { tool: 'x' } });
+    const send = (headers: Record<string, string>, path = '/v1/tenants/acme/hooks/tools') =>
+      fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+    const given = await send({ authorization: `Bearer ${token}`, 'x-request-id': 'req-42' });
+    expect(given.status).toBe(200);
+    expect(given.headers.get('content-type')).toBe('application/json');
+    expect(given.headers.get('x-request-id')).toBe('req-42');
+    const fresh = await send({ authorization: `Bearer ${token}`, 'x-request-id': 'bad id\twith space' });
+    expect(fresh.headers.get('x-request-id')).toMatch(uuid);
+    const refused = await send({ 'x-request-id': 'req-43' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-request-id')).toBe('req-43');
+    const health = await fetch(`${gw.url}/healthz`, { headers: { 'x-request-id': 'req-44' } });
+    expect(health.headers.get('x-request-id')).toBe('req-44');
+    const missing = await fetch(`${gw.url}/nope`);
+    expect(missing.headers.get('x-request-id')).toMatch(uuid);
+    // The request log line carries the id and the path without its query.
+    await fetch(`${gw.url}/healthz?token=abc`, { headers: { 'x-request-id': 'req-45' } });
+    await expect
+      .poll(() => gw.logs.lines.find((l) => l.msg === 'request' && l.request_id === 'req-45'))
+      .toMatchObject({ path: '/healthz', status: 200 });
+  });
 });
