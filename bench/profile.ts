@@ -4,7 +4,7 @@
  * file/package).
  *
  *   npx tsx bench/profile.ts [--path ws|http|ws-stdio|bridge|ws-floor|http-floor|hono-floor] [--msg small|large] [--seconds 5]
- *                            [--conns 1|64] [--cache on|off] [--top 30]
+ *                            [--conns 1|64] [--in-flight 64|1] [--cache on|off] [--top 30]
  *   npx tsx bench/profile.ts --summarise FILE.cpuprofile [--top 30]
  *   npx tsx bench/profile.ts --idle [--conns 2000]   heap of idle WebSockets: what one connection keeps
  *
@@ -300,6 +300,7 @@ async function main(): Promise<void> {
     flag('conns', pathKind === 'http' || /^(http|hono)-floor$/.test(pathKind) ? '64' : '1'),
   );
   const cache = flag('cache', 'on') !== 'off';
+  const inFlight = Number(flag('in-flight', '64'));
   const dir = join(REPO_ROOT, 'bench/results/profiles');
   mkdirSync(dir, { recursive: true });
 
@@ -334,15 +335,15 @@ async function main(): Promise<void> {
       Array.from({ length: conns }, (_, i) => WsClient.open(`ws ${i}`, url, token)),
     );
   }
-  await concurrent(clients, t, { workers: 64, max: 1_000_000, timeMs: 1000 }); // warm-up
+  await concurrent(clients, t, { workers: inFlight, max: 1_000_000, timeMs: 1000 }); // warm-up
   const from = await gw.request<number>('now');
   const cpu0 = await gw.cpuMicros();
-  const r = await concurrent(clients, t, { workers: 64, max: 10_000_000, timeMs: seconds * 1000 });
+  const r = await concurrent(clients, t, { workers: inFlight, max: 10_000_000, timeMs: seconds * 1000 });
   const cpu1 = await gw.cpuMicros();
   const to = await gw.request<number>('now');
   const errors = clients.reduce((a, c) => a + c.errors, 0);
   process.stdout.write(
-    `${pathKind} ${msg}, ${conns} connection(s), 64 in flight, token cache ${cache ? 'on' : 'off'}: ` +
+    `${pathKind} ${msg}, ${conns} connection(s), ${inFlight} in flight, token cache ${cache ? 'on' : 'off'}: ` +
       `${r.calls} calls in ${r.seconds.toFixed(1)} s = ${(r.calls / r.seconds).toFixed(0)} calls/s, ` +
       `gateway CPU ${((cpu1 - cpu0) / r.calls).toFixed(1)} µs/call, errors ${errors}\n\n`,
   );
