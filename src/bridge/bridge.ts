@@ -1,4 +1,4 @@
-import { utf8Length } from '../core/ndjson.js';
+import { fitsUtf8, utf8Length } from '../core/ndjson.js';
 import type { JsonRpcId } from '../protocol/jsonrpc.js';
 import { ErrorCode } from '../protocol/jsonrpc.js';
 import { isCallMethod, Method } from '../protocol/methods.js';
@@ -32,6 +32,7 @@ export interface BridgeStats {
  */
 export class StdioBridge {
   private readonly calls = new Set<Call>();
+  private outbox: string[] = [];
   private upstreamStarted = false;
   private stopped = false;
   readonly stats: BridgeStats = { calls: 0, failures: 0, replaced: 0 };
@@ -74,7 +75,8 @@ export class StdioBridge {
       return;
     }
     if (method === Method.Hello) this.hello(id, msg.params);
-    else this.forward(id, method, msg.params, line);
+    // A well-formed request goes upstream as the host wrote it: no second serialisation.
+    else this.forward(id, method, msg.params, msg.jsonrpc === '2.0' ? line : undefined, line);
   }
 
   /** Answers what is still pending by the failure mode (the host is going away) and stops. */
@@ -106,7 +108,13 @@ export class StdioBridge {
     this.upstream.start();
   }
 
-  private forward(id: JsonRpcId, method: string, params: unknown, line: string): void {
+  private forward(
+    id: JsonRpcId,
+    method: string,
+    params: unknown,
+    asIs: string | undefined,
+    line: string,
+  ): void {
     this.ensureStarted();
     this.stats.calls++;
     const timeoutMs = method === Method.ApproveTool ? this.options.approvalTimeoutMs : this.options.timeoutMs;
@@ -116,12 +124,12 @@ export class StdioBridge {
       this.fail(call, new UpstreamError('UPSTREAM_TIMEOUT', `gateway did not answer within ${timeoutMs} ms`));
     }, timeoutMs);
     // The forwarded message is the host's line with another id: its size is known before sending.
-    if (utf8Length(line) > this.options.maxMessageBytes) {
+    if (!fitsUtf8(line, this.options.maxMessageBytes)) {
       const why = `call is ${utf8Length(line)} bytes, over --max-message-bytes ${this.options.maxMessageBytes}`;
       this.fail(call, new UpstreamError('UPSTREAM_TOO_LARGE', why));
       return;
     }
-    this.upstream.call(method, params, timeoutMs).then(
+    this.upstream.call(method, params, timeoutMs, asIs === undefined ? undefined : { id, text: asIs }).then(
       (result) => this.succeed(call, params, result),
       (err: unknown) => this.fail(call, asUpstreamError(err)),
     );
@@ -173,8 +181,8 @@ export class StdioBridge {
   /** Writes the answer, or the neutral answer when the line would kill PicoClaw's reader. */
   private answer(call: Call, result: unknown): void {
     const text = JSON.stringify({ jsonrpc: '2.0', id: call.id, result });
-    if (utf8Length(text) + 1 <= MAX_STDOUT_LINE_BYTES) {
-      this.stdout.write(`${text}\n`);
+    if (fitsUtf8(text, MAX_STDOUT_LINE_BYTES - 1)) {
+      this.emit(`${text}\n`);
       return;
     }
     this.stats.replaced++;
@@ -188,6 +196,21 @@ export class StdioBridge {
   }
 
   private write(message: unknown): void {
-    this.stdout.write(`${JSON.stringify(message)}\n`);
+    this.emit(`${JSON.stringify(message)}\n`);
   }
+
+  /**
+   * Answers settled in the same tick leave in one write (one syscall instead of one per answer when
+   * many calls are in flight); order is kept.
+   */
+  private emit(line: string): void {
+    if (this.outbox.length === 0) process.nextTick(this.flush);
+    this.outbox.push(line);
+  }
+
+  private readonly flush = (): void => {
+    const lines = this.outbox;
+    this.outbox = [];
+    this.stdout.write(lines.length === 1 ? lines[0] : lines.join(''));
+  };
 }

@@ -1,5 +1,5 @@
 import type { BridgeLog } from './log.js';
-import type { Upstream, UpstreamError } from './upstream.js';
+import type { ForwardedRequest, Upstream, UpstreamError } from './upstream.js';
 import { HttpUpstream } from './upstream-http.js';
 import { WsUpstream } from './upstream-ws.js';
 
@@ -39,11 +39,16 @@ export class AutoUpstream implements Upstream {
     if (!this.noWebSocket) this.ws.start(hello);
   }
 
-  async call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+  async call(
+    method: string,
+    params: unknown,
+    timeoutMs: number,
+    forwarded?: ForwardedRequest,
+  ): Promise<unknown> {
     const started = Date.now();
     const opened = !this.noWebSocket && (await this.ws.ready(timeoutMs));
     const left = Math.max(1, timeoutMs - (Date.now() - started));
-    if (opened) return this.ws.call(method, params, left);
+    if (opened) return this.ws.call(method, params, left, forwarded);
     if (!this.noWebSocket && this.ws.failure.code === 'UPSTREAM_AUTH') throw this.ws.failure;
     if (!this.noWebSocket && !this.httpMeanwhileLogged) {
       this.httpMeanwhileLogged = true;

@@ -3,7 +3,7 @@ import { JsonRpcPeer, PeerError } from '../core/peer.js';
 import { Method } from '../protocol/methods.js';
 import { WsConnector } from './ws-connect.js';
 import type { BridgeLog } from './log.js';
-import { Backoff, fromPeerError, type Upstream, UpstreamError } from './upstream.js';
+import { Backoff, type ForwardedRequest, fromPeerError, type Upstream, UpstreamError } from './upstream.js';
 import { WsClientTransport } from './ws-transport.js';
 
 export interface WsUpstreamOptions {
@@ -73,7 +73,22 @@ export class WsUpstream implements Upstream {
     });
   }
 
-  async call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+  call(method: string, params: unknown, timeoutMs: number, forwarded?: ForwardedRequest): Promise<unknown> {
+    // The common case, connected: straight to the peer, without waiting a turn for ready().
+    if (this.state === 'open' && this.peer) {
+      return this.peer
+        .call(method, params, timeoutMs, forwarded)
+        .catch((err: unknown) => Promise.reject(fromPeerError(err, timeoutMs)));
+    }
+    return this.callWhenReady(method, params, timeoutMs, forwarded);
+  }
+
+  private async callWhenReady(
+    method: string,
+    params: unknown,
+    timeoutMs: number,
+    forwarded?: ForwardedRequest,
+  ): Promise<unknown> {
     const started = Date.now();
     if (!(await this.ready(timeoutMs)) || !this.peer) throw this.notOpen();
     const left = timeoutMs - (Date.now() - started);
@@ -81,7 +96,7 @@ export class WsUpstream implements Upstream {
       throw new UpstreamError('UPSTREAM_TIMEOUT', `gateway did not answer within ${timeoutMs} ms`);
     }
     try {
-      return await this.peer.call(method, params, left);
+      return await this.peer.call(method, params, left, forwarded);
     } catch (err) {
       throw fromPeerError(err, timeoutMs);
     }
@@ -136,6 +151,8 @@ export class WsUpstream implements Upstream {
     });
     this.transport = transport;
     this.peer = new JsonRpcPeer(transport, {
+      // Host requests keep their ids upstream; the bridge's own calls (hello check) use these.
+      idPrefix: 'hookgate-bridge-',
       onstray: (_text, why) => this.options.log.debug('ignored a message from the gateway', { why }),
       onrequest: (msg) =>
         this.options.log.debug('ignored a gateway-initiated message', {

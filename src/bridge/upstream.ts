@@ -1,4 +1,6 @@
-import { PeerError } from '../core/peer.js';
+import { type ForwardedRequest, PeerError } from '../core/peer.js';
+
+export type { ForwardedRequest } from '../core/peer.js';
 
 /**
  * The gateway side of the bridge, whatever carries it (WebSocket, HTTP POST or both). An upstream
@@ -8,7 +10,8 @@ import { PeerError } from '../core/peer.js';
 export interface Upstream {
   /** Begins connecting; never throws. `hello` is PicoClaw's hello params, sent on as a connection check. */
   start(hello?: unknown): void;
-  call(method: string, params: unknown, timeoutMs: number): Promise<unknown>;
+  /** `forwarded`: the host's own line for this call, which an upstream may send as it is. */
+  call(method: string, params: unknown, timeoutMs: number, forwarded?: ForwardedRequest): Promise<unknown>;
   /** Settles when the message has left (or could not): the event forwarder bounds what is in flight. */
   notify(method: string, params: unknown): Promise<void>;
   close(): Promise<void>;

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { Transport } from '../core/transport.js';
+import { coalesceWrites } from '../node/coalesce-writes.js';
 
 export interface WsClientHooks {
   /** Sees the close after the JsonRpcPeer (which owns `onclose`) has failed its pending calls. */
@@ -26,6 +27,8 @@ export class WsClientTransport implements Transport {
     hooks: WsClientHooks,
   ) {
     this.pingTimer = keepAlive(ws, hooks.pingIntervalMs, hooks.ondead);
+    // Lines PicoClaw wrote together (many calls in flight) go to the gateway in one write.
+    coalesceWrites(ws);
     ws.on('message', (data, isBinary) => {
       // The gateway speaks text frames only; a binary frame is not a message of this protocol.
       if (isBinary) return;

@@ -78,6 +78,14 @@ export class LineSplitter {
   }
 }
 
+/**
+ * Whether a string's UTF-8 form fits in `max` bytes. A UTF-16 unit never takes more than 3 bytes,
+ * so most strings are settled by their length without walking them.
+ */
+export function fitsUtf8(s: string, max: number): boolean {
+  return s.length * 3 <= max || utf8Length(s) <= max;
+}
+
 /** UTF-8 size of a string without allocating (for checking caps before a write). */
 export function utf8Length(s: string): number {
   let bytes = 0;

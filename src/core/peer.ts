@@ -26,7 +26,19 @@ interface Pending {
   timer: ReturnType<typeof setTimeout>;
 }
 
+/** A request already serialised by whoever made it (the bridge's host), sent as it is. */
+export interface ForwardedRequest {
+  id: JsonRpcId;
+  /** A JSON-RPC 2.0 request whose id is `id`. */
+  text: string;
+}
+
 export interface PeerOptions {
+  /**
+   * Own ids become strings `${idPrefix}1`, `${idPrefix}2`, … so that forwarded requests can keep
+   * their senders' ids without colliding with ours.
+   */
+  idPrefix?: string;
   /** Called for messages that are not responses to our calls (requests, notifications, strays). */
   onrequest?: (message: JsonRpcMessage) => void;
   /** Called for lines that are not JSON-RPC, or responses to ids we do not know. */
@@ -55,10 +67,23 @@ export class JsonRpcPeer {
     return this.pending.size;
   }
 
-  call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+  /**
+   * Calls `method`. With `forwarded`, its text goes out unchanged under its own id (no second
+   * serialisation of a large request) unless that id is in use or looks like one of ours; then the
+   * call gets an id of ours like any other.
+   */
+  call(method: string, params: unknown, timeoutMs: number, forwarded?: ForwardedRequest): Promise<unknown> {
     if (this.closed) return Promise.reject(new PeerError('PEER_CLOSED', 'transport closed'));
-    const id = this.nextId++;
-    const text = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    let id: JsonRpcId;
+    let text: string;
+    if (forwarded && this.canForward(forwarded.id)) {
+      id = forwarded.id;
+      text = forwarded.text;
+    } else {
+      const n = this.nextId++;
+      id = this.options.idPrefix === undefined ? n : `${this.options.idPrefix}${n}`;
+      text = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    }
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
@@ -73,6 +98,14 @@ export class JsonRpcPeer {
         reject(new PeerError('PEER_SEND_FAILED', err instanceof Error ? err.message : String(err)));
       });
     });
+  }
+
+  private canForward(id: JsonRpcId): boolean {
+    if (this.pending.has(id)) return false;
+    const prefix = this.options.idPrefix;
+    // Without a prefix our ids are the numbers 1, 2, …: a sender's number could be one of them.
+    if (prefix === undefined) return false;
+    return typeof id !== 'string' || !id.startsWith(prefix);
   }
 
   notify(method: string, params: unknown): Promise<void> {

@@ -13,6 +13,7 @@ import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import { CloseCode, type WsSession } from '../server/ws-session.js';
 import { resolvePath } from './config-loader.js';
+import { coalesceWrites } from './coalesce-writes.js';
 import { createNodeLogger } from './logger.js';
 import { attachWebSocket, upgradeWebSocket } from './websocket.js';
 
@@ -125,30 +126,6 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     })());
 
   return { url, port, gateway, metrics, backends, sessions, close };
-}
-
-/**
- * Answers that resolve in the same tick go out in one write: cork the socket at the first send of a
- * tick and uncork it on the next. With many calls in flight this replaces a syscall per answer by
- * one per tick.
- */
-function coalesceWrites(ws: WebSocket): void {
-  const socket = (ws as unknown as { _socket?: import('node:net').Socket })._socket;
-  if (!socket) return;
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    socket.uncork();
-  };
-  const send = ws.send;
-  ws.send = function sendCoalesced(this: WebSocket, ...args: Parameters<WebSocket['send']>) {
-    if (!corked) {
-      corked = true;
-      socket.cork();
-      process.nextTick(uncork);
-    }
-    return send.apply(this, args);
-  } as WebSocket['send'];
 }
 
 /**

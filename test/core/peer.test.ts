@@ -48,4 +48,40 @@ describe('JsonRpcPeer', () => {
     await expect(pending).rejects.toBeInstanceOf(PeerError);
     await expect(peer.call('hook.before_tool', {}, 10_000)).rejects.toMatchObject({ code: 'PEER_CLOSED' });
   });
+
+  it('sends a forwarded request as it is under its own id, and matches the reply to it', async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const texts: string[] = [];
+    b.onmessage = (t) => texts.push(t);
+    const peer = new JsonRpcPeer(a, { idPrefix: 'own-' });
+    const line = '{"jsonrpc":"2.0",  "id":42,"method":"hook.before_tool","params":{"tool":"x"},"extra":1}';
+    const forwarded = peer.call('hook.before_tool', { tool: 'x' }, 1000, { id: 42, text: line });
+    const own = peer.call('hook.hello', {}, 1000);
+    await expect.poll(() => texts.length).toBe(2);
+    expect(texts[0]).toBe(line);
+    expect(JSON.parse(texts[1]).id).toBe('own-1');
+    await b.send(JSON.stringify({ jsonrpc: '2.0', id: 'own-1', result: 'mine' }));
+    await b.send(JSON.stringify({ jsonrpc: '2.0', id: 42, result: 'theirs' }));
+    expect(await Promise.all([forwarded, own])).toEqual(['theirs', 'mine']);
+  });
+
+  it('re-serialises a forwarded request whose id is in flight, looks like ours, or when ids are plain numbers', async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const seen: any[] = [];
+    b.onmessage = (t) => seen.push(JSON.parse(t));
+    const peer = new JsonRpcPeer(a, { idPrefix: 'own-' });
+    const text = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'm', params: { id } });
+    const quiet = (p: Promise<unknown>) => void p.catch(() => {});
+    quiet(peer.call('m', { id: 5 }, 1000, { id: 5, text: text(5) }));
+    quiet(peer.call('m', { again: 5 }, 1000, { id: 5, text: text(5) }));
+    quiet(peer.call('m', { id: 'own-9' }, 1000, { id: 'own-9', text: text('own-9') }));
+    await expect.poll(() => seen.length).toBe(3);
+    expect(seen.map((m) => m.id)).toEqual([5, 'own-1', 'own-2']);
+    expect(seen[1].params).toEqual({ again: 5 });
+
+    const plain = pair();
+    quiet(plain.peer.call('m', { p: 1 }, 1000, { id: 77, text: text(77) }));
+    await expect.poll(() => plain.seen.length).toBe(1);
+    expect(plain.seen[0]).toEqual({ jsonrpc: '2.0', id: 1, method: 'm', params: { p: 1 } });
+  });
 });
