@@ -24,7 +24,12 @@ function setup(answer: (method: string, params: unknown) => Promise<unknown>) {
     HOOKGATE_TOKEN: 'test-token',
   });
   const bridge = new StdioBridge(options, upstream, new EventForwarder(async () => {}, log), stdout, log);
-  const lines = () => writes.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = () =>
+    writes
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
   return { bridge, sent, writes, lines };
 }
 
