@@ -42,11 +42,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function canonical(result: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(result)) {
-    const name = fields.find((f) => f === fold(key));
-    if (name === undefined || value === null) continue;
-    out[name] = value;
+    if (value === null) continue;
+    // Keys are nearly always canonical already; fold only the ones that are not.
+    const name = fields.includes(key) ? key : foldedField(key, fields);
+    if (name !== undefined) out[name] = value;
   }
   return out;
+}
+
+function foldedField(key: string, fields: readonly string[]): string | undefined {
+  const folded = fold(key);
+  return fields.find((f) => f === folded);
 }
 
 function wrongType(out: Record<string, unknown>): string | undefined {
