@@ -50,8 +50,13 @@ export function attachWebSocket(
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', ignore);
     const env: UpgradeEnv = { incoming: req };
+    const request = upgradeRequest(req);
+    if (!request) {
+      refuse(socket, 400, new Headers(), '');
+      return;
+    }
     Promise.resolve()
-      .then(() => fetch(upgradeRequest(req), env))
+      .then(() => fetch(request, env))
       .then(async (response) => {
         const events = env[ACCEPTED];
         env.incoming = undefined;
@@ -74,11 +79,18 @@ export function attachWebSocket(
 
 function ignore(): void {}
 
-function upgradeRequest(req: IncomingMessage): Request {
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  const host = req.headers.host ?? 'localhost';
-  return new Request(`http://${host}${req.url ?? '/'}`, { headers });
+/** The upgrade as a web Request for the app; undefined for a target or header no Request can carry. */
+function upgradeRequest(req: IncomingMessage): Request | undefined {
+  const target = req.url ?? '/';
+  if (!target.startsWith('/')) return undefined;
+  try {
+    const headers = new Headers();
+    for (let i = 0; i < req.rawHeaders.length; i += 2)
+      headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+    return new Request(`http://${req.headers.host ?? 'localhost'}${target}`, { headers });
+  } catch {
+    return undefined;
+  }
 }
 
 function refuse(socket: Duplex, status: number, headers: Headers, body: string): void {

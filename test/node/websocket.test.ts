@@ -83,3 +83,29 @@ describe('Node WebSocket upgrade', () => {
     ws.close();
   });
 });
+
+describe('Node WebSocket upgrade, malformed requests', () => {
+  it('answers 400 to an upgrade whose target or Host cannot form a URL, and stays up', async () => {
+    const { connect } = await import('node:net');
+    const app = new Hono();
+    app.get('/ws', (c) => c.text('reached'));
+    const base = await start(app);
+    const port = Number(new URL(base).port);
+    const ask = (requestLine: string, host: string) =>
+      new Promise<string>((resolve) => {
+        const s = connect(port, '127.0.0.1', () =>
+          s.write(
+            `${requestLine}\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+              'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+          ),
+        );
+        let out = '';
+        s.on('data', (d) => (out += d));
+        s.on('close', () => resolve(out));
+        s.on('error', () => resolve(out));
+      });
+    expect(await ask('GET http://elsewhere/ws HTTP/1.1', 'x')).toMatch(/^HTTP\/1\.1 400/);
+    expect(await ask('GET /ws HTTP/1.1', 'bad host[')).toMatch(/^HTTP\/1\.1 400/);
+    expect(await ask('GET /ws HTTP/1.1', '127.0.0.1')).toMatch(/^HTTP\/1\.1 200[\s\S]*reached$/);
+  });
+});
