@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { HookRuntime } from '../config/runtime.js';
-import { ErrorCode, failure, isRequest, parseMessage } from '../protocol/jsonrpc.js';
+import { ErrorCode, failure, isRequest, type JsonRpcId, parseMessage } from '../protocol/jsonrpc.js';
 import type { Gateway } from './gateway.js';
 import type { Logger } from './logger.js';
 
@@ -84,19 +84,26 @@ export class WsSession {
     }
     const counted = isRequest(msg);
     if (counted) this.inFlight++;
-    this.gateway
-      .respond(this.principal, this.hook, msg, this.opts.connectionId)
-      .then((text) => {
+    this.gateway.respond(this.principal, this.hook, msg, this.opts.connectionId).then(
+      (text) => {
+        // sendText never throws: a failed send is logged there.
         if (text !== null) this.sendText(text);
-      })
-      .catch((err: unknown) => {
+        if (counted) this.finished();
+      },
+      (err: unknown) => {
+        // respond() never rejects; this is a last line of defence that still answers the call.
         this.opts.log.error({ err: String(err), connection_id: this.opts.connectionId }, 'ws call failed');
-        if (isRequest(msg)) this.sendJson(failure(msg.id, ErrorCode.InternalError, 'internal error'));
-      })
-      .finally(() => {
-        if (counted) this.inFlight--;
-        if (this.inFlight === 0) for (const f of this.drained.splice(0)) f();
-      });
+        if (counted) {
+          this.sendJson(failure((msg as { id: JsonRpcId }).id, ErrorCode.InternalError, 'internal error'));
+          this.finished();
+        }
+      },
+    );
+  }
+
+  private finished(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && this.drained.length > 0) for (const f of this.drained.splice(0)) f();
   }
 
   private backlogged(): boolean {
