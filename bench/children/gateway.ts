@@ -13,14 +13,18 @@ import { announceReady, commonHandlers, serveIpc } from '../lib/ipc.js';
 
 const variant = JSON.parse(process.argv[2] ?? '{"stdio":false}') as GatewayVariant;
 
-// Count what the auth middleware asks for (verify) and what it really verifies (signature + claims),
+// Count what the auth middleware asks for (authenticate: one lookup per HTTP call or upgrade,
+// reported as `verify`) and what it really verifies (verifyUncached: signature + claims),
 // so the report can show that a WebSocket verifies once per connection and HTTP hits the cache.
 const counters = { verify: 0, verifyUncached: 0 };
 const proto = TenantVerifier.prototype as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-for (const name of ['verify', 'verifyUncached'] as const) {
+for (const [name, counter] of [
+  ['authenticate', 'verify'],
+  ['verifyUncached', 'verifyUncached'],
+] as const) {
   const original = proto[name];
   proto[name] = function (this: unknown, ...args: unknown[]) {
-    counters[name]++;
+    counters[counter]++;
     return original.apply(this, args);
   };
 }

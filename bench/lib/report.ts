@@ -364,7 +364,7 @@ ${renderIdle(r.idle)}
   gateway, module backend.
 - Every answer is checked (\`respond\` for small, \`continue\` for large); wrong answers count as
   errors. Token verifications are counted inside the gateway process (by wrapping
-  \`TenantVerifier.verify\`/\`verifyUncached\`), not inferred.
+  \`TenantVerifier.authenticate\`, the one lookup per call or upgrade, and \`verifyUncached\`), not inferred.
 - Profiling: \`npx tsx bench/profile.ts --path ws --msg large\` runs the gateway child under
   \`node --cpu-prof\` with the same load and prints the top self-time functions.
 

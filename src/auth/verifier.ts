@@ -34,6 +34,14 @@ export class TenantVerifier {
     return undefined;
   }
 
+  /**
+   * The principal of a token: at once (no promise) when it is cached, else a promise while it is
+   * verified. What the request path calls, once per HTTP call or WebSocket upgrade.
+   */
+  authenticate(token: string, nowSeconds = Date.now() / 1000): Principal | Promise<Principal> {
+    return this.cached(token, nowSeconds) ?? this.verify(token, nowSeconds);
+  }
+
   async verify(token: string, nowSeconds = Date.now() / 1000): Promise<Principal> {
     const cached = this.cached(token, nowSeconds);
     if (cached) return cached;

@@ -73,7 +73,8 @@ export function requireHookAccess(
     let principal: Principal;
     try {
       // A repeated token is answered from the verifier's cache without an extra await.
-      principal = verifier.cached(token) ?? (await verifier.verify(token));
+      const found = verifier.authenticate(token);
+      principal = found instanceof Promise ? await found : found;
     } catch (err) {
       if (!(err instanceof AuthError)) throw err;
       countFailure(metrics, verifiers, tenant, err.code.toLowerCase());

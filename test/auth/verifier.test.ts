@@ -31,6 +31,20 @@ describe('TenantVerifier', () => {
     await expect(v.verify(token, exp + 1)).rejects.toMatchObject({ code: 'TOKEN_EXPIRED', status: 401 });
   });
 
+  it('authenticate answers a cached token at once (no promise), an unknown or expired one by verifying', async () => {
+    const v = await TenantVerifier.create(tenant([{ alg: 'HS256', secret: SECRET }]), 100);
+    const exp = Math.floor(Date.now() / 1000) + 60;
+    const token = await sign(exp);
+    const first = v.authenticate(token);
+    expect(first).toBeInstanceOf(Promise);
+    const principal = await first;
+    expect(v.authenticate(token)).toBe(principal);
+    const late = v.authenticate(token, exp + 1);
+    expect(late).toBeInstanceOf(Promise);
+    await expect(late).rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
+    await expect(v.authenticate('not.a.jwt')).rejects.toBeInstanceOf(AuthError);
+  });
+
   it('bounds the cache in size', async () => {
     const v = await TenantVerifier.create(tenant([{ alg: 'HS256', secret: SECRET }]), 2);
     const exp = Math.floor(Date.now() / 1000) + 60;
