@@ -378,6 +378,33 @@ function addRatios(rows: CellFigures[]): void {
   }
 }
 
+/**
+ * A path's ratio to its floor(s) in each round where all of them were measured: p50 against the sum
+ * of the floors' p50 in that round, throughput against the floors' serial throughput in that round.
+ */
+function roundRatios(
+  r: CellFigures,
+  key: 'p50' | 'one' | 'many',
+  find: (path: string) => CellFigures | undefined,
+): number[] {
+  const floors = r.floors.map(find);
+  if (floors.length === 0 || floors.some((f) => !f)) return [];
+  const valueIn = (row: CellFigures, round: number): number | undefined =>
+    key === 'p50'
+      ? row.rounds.seq.find((x) => x.round === round)?.p50
+      : row.rounds[key].find((x) => x.round === round)?.callsPerS;
+  const out: number[] = [];
+  for (const round of new Set((key === 'p50' ? r.rounds.seq : r.rounds[key]).map((x) => x.round))) {
+    const mine = valueIn(r, round);
+    const theirs = floors.map((f) => valueIn(f as CellFigures, round));
+    if (mine === undefined || theirs.some((t) => t === undefined || t <= 0)) continue;
+    const values = theirs as number[];
+    const floor = key === 'p50' ? sum(values) : 1 / sum(values.map((t) => 1 / t));
+    out.push(mine / floor);
+  }
+  return out;
+}
+
 function limitText(kind: 'max' | 'min', limit: number): string {
   return `${kind === 'max' ? '≤' : '≥'} ${Number.isInteger(limit * 100) ? limit : limit.toFixed(2)}×`;
 }
@@ -414,10 +441,15 @@ function targets(
       return;
     }
     const met = (kind === 'max' ? v <= limit : v >= limit) && r.errors === 0;
+    const spread = roundRatios(r, key, (f) => find(f, msg));
     out.push({
       name,
       limit: limitText(kind, limit),
       measured: `${v.toFixed(2)}×${r.errors ? ` (${r.errors} errors)` : ''}`,
+      perRound:
+        spread.length > 1
+          ? `${Math.min(...spread).toFixed(2)}–${Math.max(...spread).toFixed(2)}×`
+          : undefined,
       met,
     });
   };

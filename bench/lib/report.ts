@@ -60,6 +60,8 @@ export interface Target {
   name: string;
   limit: string;
   measured: string;
+  /** The same ratio computed round by round (min–max): how much it moved within this run. */
+  perRound?: string;
   met: boolean | undefined;
 }
 
@@ -200,8 +202,10 @@ function metMark(met: boolean | undefined): string {
 }
 
 export function renderTargets(targets: Target[]): string {
-  const lines = ['| target | limit | measured | |', '| --- | --- | --- | --- |'];
-  for (const t of targets) lines.push(`| ${t.name} | ${t.limit} | ${t.measured} | ${metMark(t.met)} |`);
+  const lines = ['| target | limit | measured | per round | |', '| --- | --- | --- | --- | --- |'];
+  for (const t of targets) {
+    lines.push(`| ${t.name} | ${t.limit} | ${t.measured} | ${t.perRound ?? ''} | ${metMark(t.met)} |`);
+  }
   return lines.join('\n');
 }
 
@@ -328,6 +332,9 @@ ${renderTable(r.rows)}
   A latency or CPU ratio above 1 and a throughput ratio below 1 mean hookgate costs more.
 
 ## Targets
+
+**measured** is the ratio of the pooled figures above; **per round** is the same ratio computed
+within each interleaved round (lowest–highest), a measure of how much it moves on this machine.
 
 ${renderTargets(r.targets)}
 
