@@ -6,7 +6,7 @@
  *   npx tsx bench/profile.ts [--path ws|http|ws-stdio|bridge|ws-floor|http-floor|hono-floor] [--msg small|large] [--seconds 5]
  *                            [--conns 1|64] [--in-flight 64|1] [--cache on|off] [--top 30]
  *   npx tsx bench/profile.ts --summarise FILE.cpuprofile [--top 30]
- *   npx tsx bench/profile.ts --idle [--conns 2000]   heap of idle WebSockets: what one connection keeps
+ *   npx tsx bench/profile.ts --idle [--conns 2000] [--keep]   heap of idle WebSockets: what one connection keeps
  *
  * `--path bridge` profiles the bridge process instead (the gateway runs unprofiled).
  * Profiles go to bench/results/profiles/ (not committed).
@@ -227,7 +227,8 @@ async function idleHeap(conns: number, top: number): Promise<void> {
         `${r.size.toFixed(0).padStart(7)} B  ${r.count.toFixed(2).padStart(6)}×  ${r.k}\n`,
       );
     }
-    for (const f of [a, b]) rmSync(f, { force: true });
+    if (process.argv.includes('--keep')) process.stdout.write(`\nsnapshots kept: ${a} ${b}\n`);
+    else for (const f of [a, b]) rmSync(f, { force: true });
   } finally {
     await Promise.all([holder.stop(), gw.stop()]);
   }

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import type { Transport } from '../core/transport.js';
-import { coalesceWrites } from '../node/coalesce-writes.js';
+import { sendCoalesced } from '../node/coalesce-writes.js';
 
 export interface WsClientHooks {
   /** Sees the close after the JsonRpcPeer (which owns `onclose`) has failed its pending calls. */
@@ -27,8 +27,6 @@ export class WsClientTransport implements Transport {
     hooks: WsClientHooks,
   ) {
     this.pingTimer = keepAlive(ws, hooks.pingIntervalMs, hooks.ondead);
-    // Lines PicoClaw wrote together (many calls in flight) go to the gateway in one write.
-    coalesceWrites(ws);
     ws.on('message', (data, isBinary) => {
       // The gateway speaks text frames only; a binary frame is not a message of this protocol.
       if (isBinary) return;
@@ -51,7 +49,8 @@ export class WsClientTransport implements Transport {
       return Promise.reject(new Error('connection to the gateway is not open'));
     }
     return new Promise<void>((resolve, reject) => {
-      this.ws.send(message, (err) => (err ? reject(err) : resolve()));
+      // Lines PicoClaw wrote together (many calls in flight) go to the gateway in one write.
+      sendCoalesced(this.ws, message, (err) => (err ? reject(err) : resolve()));
     });
   }
 

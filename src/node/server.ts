@@ -13,7 +13,6 @@ import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import { CloseCode, type WsSession } from '../server/ws-session.js';
 import { resolvePath } from './config-loader.js';
-import { coalesceWrites } from './coalesce-writes.js';
 import { createNodeLogger } from './logger.js';
 import { attachWebSocket, upgradeWebSocket } from './websocket.js';
 
@@ -79,10 +78,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     sessions,
     bufferedAmount: (raw) => (raw as WebSocket).bufferedAmount,
     wsHighWaterBytes: highWater,
-    onSocketOpen: (raw, session) => {
-      coalesceWrites(raw as WebSocket);
-      return keepalive.add(raw as WebSocket, session);
-    },
+    onSocketOpen: (raw, session) => keepalive.add(raw as WebSocket, session),
   });
 
   const wss = new WebSocketServer({

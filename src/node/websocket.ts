@@ -9,6 +9,7 @@ import {
   type WSReadyState,
 } from 'hono/ws';
 import type { WebSocket, WebSocketServer } from 'ws';
+import { sendCoalesced } from './coalesce-writes.js';
 
 /** What the app's route leaves in the upgrade's env when it accepts: the events of the new socket. */
 const ACCEPTED = Symbol('hookgate.ws.accepted');
@@ -102,17 +103,31 @@ function refuse(socket: Duplex, status: number, headers: Headers, body: string):
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }
 
+/**
+ * What hono's WSContext wraps. A class rather than an object of arrow functions: one of these lives
+ * as long as its connection, and methods on a prototype cost nothing per connection.
+ */
+class SocketInit {
+  readonly protocol: string | null;
+  constructor(readonly raw: WebSocket) {
+    this.protocol = raw.protocol || null;
+  }
+  get readyState(): WSReadyState {
+    return this.raw.readyState as WSReadyState;
+  }
+  /** Answers of one tick share a write (see sendCoalesced). */
+  send(data: string | ArrayBuffer | Uint8Array): void {
+    if (typeof data === 'string') sendCoalesced(this.raw, data);
+    else this.raw.send(data);
+  }
+  close(code?: number, reason?: string): void {
+    this.raw.close(code, reason);
+  }
+}
+
 /** Hands a socket's frames and lifecycle to the route's events. */
 function wire(ws: WebSocket, events: WSEvents<WebSocket>, onError: (err: unknown) => void): void {
-  const ctx = new WSContext<WebSocket>({
-    send: (data) => ws.send(data as string),
-    close: (code, reason) => ws.close(code, reason),
-    raw: ws,
-    get readyState() {
-      return ws.readyState as WSReadyState;
-    },
-    protocol: ws.protocol || null,
-  });
+  const ctx = new WSContext<WebSocket>(new SocketInit(ws));
   try {
     events.onOpen?.(new Event('open'), ctx);
   } catch (err) {

@@ -12,7 +12,7 @@ import type { Gateway } from './gateway.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { WsSession } from './ws-session.js';
+import { type SessionSocket, WsSession } from './ws-session.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -45,6 +45,26 @@ function jsonAnswer(c: Context<Env>, text: string): Response {
     status: 200,
     headers: { 'content-type': 'application/json', 'x-request-id': c.get('requestId') },
   });
+}
+
+/**
+ * A WebSocket as the session sees it. A class rather than an object of arrow functions: it lives as
+ * long as its connection, and prototype methods cost nothing per connection.
+ */
+class ContextSocket implements SessionSocket {
+  constructor(
+    private readonly ws: WSContext,
+    private readonly bufferedAmount?: (raw: unknown) => number,
+  ) {}
+  send(text: string): void {
+    this.ws.send(text);
+  }
+  close(code: number, reason: string): void {
+    this.ws.close(code, reason);
+  }
+  buffered(): number {
+    return this.bufferedAmount ? this.bufferedAmount(this.ws.raw) : 0;
+  }
 }
 
 /**
@@ -131,22 +151,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     let cleanup: (() => void) | undefined;
     const handler = deps.upgradeWebSocket(() => ({
       onOpen(_evt: Event, ws: WSContext) {
-        session = new WsSession(
-          {
-            send: (t) => ws.send(t),
-            close: (code, reason) => ws.close(code, reason),
-            buffered: deps.bufferedAmount ? () => deps.bufferedAmount!(ws.raw) : undefined,
-          },
-          gateway,
-          principal,
-          hook,
-          {
-            maxInFlight: config.server.maxInFlight,
-            log,
-            connectionId,
-            highWaterBytes: deps.wsHighWaterBytes,
-          },
-        );
+        session = new WsSession(new ContextSocket(ws, deps.bufferedAmount), gateway, principal, hook, {
+          maxInFlight: config.server.maxInFlight,
+          log,
+          connectionId,
+          highWaterBytes: deps.wsHighWaterBytes,
+        });
         deps.sessions?.add(session);
         metrics.inc('hookgate_ws_connections', {}, 1);
         cleanup = deps.onSocketOpen?.(ws.raw, session);
