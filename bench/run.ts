@@ -6,7 +6,8 @@
  *
  * Servers run in child processes (so their CPU time and RSS are theirs alone); this process is the
  * load generator. Repetitions are interleaved (round r runs every path, in reverse order on odd
- * rounds), so drift of a shared machine spreads over all paths. Every loop is bounded in calls and
+ * rounds), so drift of a shared machine spreads over all paths; a round's sequential calls are taken
+ * in slices, in turn on every path. Every loop is bounded in calls and
  * in time, and the whole run by a time budget.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -64,6 +65,7 @@ const PARAMS = QUICK
       warmSeq: 100,
       warmMs: 150,
       seq: { warm: 20, max: 400, timeMs: 250 },
+      seqSlices: 2,
       window: { timeMs: 250, max: 200_000 },
       inFlight: 64,
       idleConnections: 2000,
@@ -74,6 +76,7 @@ const PARAMS = QUICK
       warmSeq: 300,
       warmMs: 400,
       seq: { warm: 30, max: 2000, timeMs: 800 },
+      seqSlices: 4,
       window: { timeMs: 800, max: 1_000_000 },
       inFlight: 64,
       idleConnections: 2000,
@@ -232,27 +235,36 @@ async function measure(
   };
 }
 
-async function runCell(cell: Cell, t: MessageTemplate, round: number): Promise<void> {
+/**
+ * One slice of a round's sequential calls on one path. A round's sequential time is cut into
+ * `seqSlices` slices taken in turn on every path (A B C … C B A …), so the latencies a ratio compares
+ * are measured seconds apart rather than most of a round apart.
+ */
+async function runSeqSlice(cell: Cell, t: MessageTemplate, round: number): Promise<number[]> {
+  const { spec } = cell;
+  if (spec.skipped || !spec.seq) return [];
+  const seqClient = spec.seq;
+  const slices = PARAMS.seqSlices;
+  const opts = {
+    warm: Math.ceil(PARAMS.seq.warm / slices),
+    max: Math.ceil(PARAMS.seq.max / slices),
+    timeMs: PARAMS.seq.timeMs / slices,
+  };
+  let samples: number[] = [];
+  const w = await measure(spec, round, async () => {
+    const t0 = performance.now();
+    samples = await sequential(seqClient, t, opts);
+    return { calls: samples.length, seconds: (performance.now() - t0) / 1000, stuck: false };
+  });
+  cell.seqWindows.push(w);
+  cell.samples.push(...samples);
+  return samples;
+}
+
+/** A round's throughput windows on one path: 64 calls on one connection, then on 64 connections. */
+async function runWindows(cell: Cell, t: MessageTemplate, round: number): Promise<void> {
   const { spec } = cell;
   if (spec.skipped) return;
-  if (spec.seq) {
-    const seqClient = spec.seq;
-    let samples: number[] = [];
-    const w = await measure(spec, round, async () => {
-      const t0 = performance.now();
-      samples = await sequential(seqClient, t, PARAMS.seq);
-      return { calls: samples.length, seconds: (performance.now() - t0) / 1000, stuck: false };
-    });
-    cell.seqWindows.push(w);
-    cell.samples.push(...samples);
-    const sorted = [...samples].sort((a, b) => a - b);
-    cell.seqRounds.push({
-      round,
-      n: samples.length,
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-    });
-  }
   const windowOpts = { workers: PARAMS.inFlight, ...PARAMS.window };
   if (spec.one) {
     const one = spec.one;
@@ -958,9 +970,26 @@ async function main(): Promise<void> {
       }
     }
     const order = round % 2 === 1 ? cells : [...cells].reverse();
+    const roundSamples = new Map<Cell, number[]>();
+    for (let slice = 0; slice < PARAMS.seqSlices; slice++) {
+      for (const cell of slice % 2 === 0 ? order : [...order].reverse()) {
+        const samples = await runSeqSlice(cell, templates[cell.msg], round);
+        roundSamples.set(cell, [...(roundSamples.get(cell) ?? []), ...samples]);
+      }
+    }
+    for (const [cell, samples] of roundSamples) {
+      if (samples.length === 0) continue;
+      const sorted = samples.sort((a, b) => a - b);
+      cell.seqRounds.push({
+        round,
+        n: sorted.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+      });
+    }
     for (const cell of order) {
       if (cell.spec.skipped) continue;
-      await runCell(cell, templates[cell.msg], round);
+      await runWindows(cell, templates[cell.msg], round);
     }
     rounds = round;
     log(`round ${round}/${PARAMS.rounds} done`);

@@ -358,7 +358,9 @@ ${renderIdle(r.idle)}
 - Servers run in their own processes (the gateway via \`startGateway\` with log level \`warn\` and a
   real HS256 JWT; each floor in its own child); this process is the load generator, so its CPU is
   not charged to any path. The runs are interleaved: every round runs every path and message, in
-  reverse order on every other round, so drift of the shared machine spreads over all paths. Every
+  reverse order on every other round, so drift of the shared machine spreads over all paths; within
+  a round the sequential calls are cut into slices taken in turn on every path (A B C … C B A …), so
+  the latencies a ratio compares are measured seconds apart. Every
   loop is bounded in calls and in time, and the run has a time budget.
 - Floors: **stdio** = \`examples/weather-sdk.ts\` run as a PicoClaw stdio hook, NDJSON on its
   stdin/stdout (what PicoClaw does today); **ws** = a \`ws\` server; **http** = \`node:http\`;
