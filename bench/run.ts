@@ -246,7 +246,8 @@ async function runSeqSlice(cell: Cell, t: MessageTemplate, round: number): Promi
   const seqClient = spec.seq;
   const slices = PARAMS.seqSlices;
   const opts = {
-    warm: Math.ceil(PARAMS.seq.warm / slices),
+    // Every slice warms up again: the path sat idle while the others ran.
+    warm: PARAMS.seq.warm,
     max: Math.ceil(PARAMS.seq.max / slices),
     timeMs: PARAMS.seq.timeMs / slices,
   };
