@@ -62,29 +62,42 @@ export class ModuleBackend implements HookBackend {
 type HookFn = (this: HookObject, params: unknown, ctx: HookCallContext) => unknown;
 
 /**
- * One call into a module hook, and the context the hook sees. A class rather than closures: it is
- * made for every call. A hook that answers synchronously needs no deadline timer (nothing could
- * have interrupted it anyway); an async one gets one, and its signal aborts at the deadline.
+ * One call into a module hook. A class rather than closures: it is made for every call. A hook that
+ * answers synchronously needs no deadline timer (nothing could have interrupted it anyway); an async
+ * one gets one, and its signal aborts at the deadline.
  */
-class ModuleCall implements HookCallContext {
-  readonly method: string;
-  readonly tenant: string;
-  readonly hook: string;
+class ModuleCall {
   #controller?: AbortController;
   #aborted = false;
   #timer?: ReturnType<typeof setTimeout>;
-
   readonly #inflight: Set<{ abort(): void }>;
+  readonly #ctx: BackendContext;
+  readonly #method: string;
 
   constructor(ctx: BackendContext, method: string, inflight: Set<{ abort(): void }>) {
+    this.#ctx = ctx;
+    this.#method = method;
     this.#inflight = inflight;
-    this.method = method;
-    this.tenant = ctx.tenant;
-    this.hook = ctx.hook;
+  }
+
+  /**
+   * What the hook sees: a plain object with an own `signal` getter, so that `{ ...ctx }` keeps a
+   * working signal and the hook sees nothing of this class.
+   */
+  private context(): HookCallContext {
+    const call = this;
+    return {
+      method: this.#method,
+      tenant: this.#ctx.tenant,
+      hook: this.#ctx.hook,
+      get signal(): AbortSignal {
+        return call.signal();
+      },
+    };
   }
 
   /** Made on first read: AbortSignals are costly in Node and most hooks never look at theirs. */
-  get signal(): AbortSignal {
+  private signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
       // First read after the deadline: the signal must already say so.
@@ -101,7 +114,7 @@ class ModuleCall implements HookCallContext {
   run(target: HookObject, fn: HookFn, params: unknown, timeoutMs: number): Promise<unknown> {
     let out: unknown;
     try {
-      out = fn.call(target, params, this);
+      out = fn.call(target, params, this.context());
     } catch (err) {
       return Promise.reject(asBackendError(err));
     }
@@ -111,7 +124,7 @@ class ModuleCall implements HookCallContext {
       this.#timer = setTimeout(() => {
         this.settle();
         this.abort();
-        reject(new BackendError('BACKEND_TIMEOUT', `${this.method} timed out after ${timeoutMs} ms`));
+        reject(new BackendError('BACKEND_TIMEOUT', `${this.#method} timed out after ${timeoutMs} ms`));
       }, timeoutMs);
       out.then(
         (value) => {

@@ -78,4 +78,18 @@ describe('ModuleBackend calls', () => {
     await pending;
     expect(await codeOf(b.call('hook.before_tool', {}, 100))).toBe('BACKEND_CLOSED');
   });
+
+  it('gives the hook a plain context: a spread keeps a working signal, and nothing else is exposed', async () => {
+    let spread: Record<string, unknown> | undefined;
+    const b = backend({
+      name: 'h',
+      beforeTool: async (_p, ctx) => {
+        spread = { ...ctx };
+        await new Promise(() => {});
+      },
+    });
+    expect(await codeOf(b.call('hook.before_tool', {}, 30))).toBe('BACKEND_TIMEOUT');
+    expect(Object.keys(spread ?? {}).sort()).toEqual(['hook', 'method', 'signal', 'tenant']);
+    expect((spread?.signal as AbortSignal).aborted).toBe(true);
+  });
 });
