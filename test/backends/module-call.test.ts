@@ -90,6 +90,6 @@ describe('ModuleBackend calls', () => {
     });
     expect(await codeOf(b.call('hook.before_tool', {}, 30))).toBe('BACKEND_TIMEOUT');
     expect(Object.keys(spread ?? {}).sort()).toEqual(['hook', 'method', 'signal', 'tenant']);
-    expect((spread?.signal as AbortSignal).aborted).toBe(true);
+    expect((spread as { signal: AbortSignal }).signal.aborted).toBe(true);
   });
 });
