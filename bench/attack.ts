@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   const doc = configDocument(port);
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(doc));
-  const env = { ...process.env, ...secrets };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...secrets };
   const config = compileConfig(doc, (ref) => (ref.startsWith('env:') ? env[ref.slice(4)]! : ref));
   const victimToken = await signDevToken(config.tenants.get('victim')!, {
     hooks: ['weather'],
