@@ -89,7 +89,9 @@ export const routes = {
       429: {
         description:
           'A call over a tenant or hook limit (rate or calls in flight); Retry-After says when to try again. Notifications over a limit are dropped and still answered 202.',
-        headers: z.object({ 'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }) }),
+        headers: z.object({
+          'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }),
+        }),
         content: { 'application/json': { schema: ErrorBody } },
       },
     },
