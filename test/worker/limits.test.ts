@@ -1,6 +1,5 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { TenantLimitState } from '../../src/limits/tenant-state.js';
 import { createWorker } from '../../src/worker/worker.js';
 import { testModules } from './entry.js';
 import { BINDINGS, CONFIG } from './fixtures.js';
@@ -80,23 +79,5 @@ describe('limits on Workers', () => {
     expect(await decide('c', 50)).toEqual({ ok: true });
     await new Promise((r) => setTimeout(r, 80));
     expect(await decide('d')).toEqual({ ok: true });
-  });
-});
-
-describe('TenantLimitState (the Durable Object’s decisions)', () => {
-  it('applies hook then tenant rate, charging nothing on a refusal', () => {
-    let now = 1_000_000;
-    const s = new TenantLimitState(() => now);
-    const hookLimits = { callsPerSecond: 1, burst: 1 };
-    const tenantLimits = { callsPerSecond: 1, burst: 2 };
-    expect(s.decide({ hook: 'a', hookLimits, tenantLimits, ttlMs: 0 })).toEqual({ ok: true });
-    expect(s.decide({ hook: 'a', hookLimits, tenantLimits, ttlMs: 0 })).toMatchObject({ limit: 'hook_rate' });
-    expect(s.decide({ hook: 'b', tenantLimits, ttlMs: 0 })).toEqual({ ok: true });
-    expect(s.decide({ hook: 'b', tenantLimits, ttlMs: 0 })).toMatchObject({
-      limit: 'tenant_rate',
-      retryAfterMs: 1000,
-    });
-    now += 1000;
-    expect(s.decide({ hook: 'b', tenantLimits, ttlMs: 0 })).toEqual({ ok: true });
   });
 });
