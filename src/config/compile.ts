@@ -1,6 +1,14 @@
 import { orderModes } from '../protocol/methods.js';
 import { type ConfigIssue, ConfigError, fromZodIssues } from './errors.js';
-import type { GatewayConfig, HookRuntime, ResolvedBackend, ResolvedKey, TenantRuntime } from './runtime.js';
+import { checkRedisUrl, compileLimits } from './limits.js';
+import type {
+  CallLimits,
+  GatewayConfig,
+  HookRuntime,
+  ResolvedBackend,
+  ResolvedKey,
+  TenantRuntime,
+} from './runtime.js';
 import { type ConfigDocument, configSchema, type HookDocument, type KeyDocument } from './schema.js';
 
 /** Turns a secret reference (`env:NAME`, `file:PATH` or a literal) into its value; throws on failure. */
@@ -40,10 +48,15 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
     if (new Set(kids).size !== kids.length)
       issues.push({ path: `${base}.auth.keys`, message: 'duplicate kid' });
 
+    const tenantLimits = compileLimits(tenant.limits, `${base}.limits`, issues);
     const hooks = new Map<string, HookRuntime>();
     for (const [hookName, hook] of Object.entries(tenant.hooks)) {
       const backend = compileBackend(hook, `${base}.hooks.${hookName}.backend`, resolve);
-      if (backend) hooks.set(hookName, compileHook(tenantName, hookName, hook, backend));
+      const hookLimits = compileLimits(hook.limits, `${base}.hooks.${hookName}.limits`, issues);
+      if (!backend) continue;
+      // Every hook object has the same shape (limits present, maybe undefined): the call path reads it.
+      const limits = hookLimits || tenantLimits ? { hook: hookLimits, tenant: tenantLimits } : undefined;
+      hooks.set(hookName, compileHook(tenantName, hookName, hook, backend, limits));
     }
     tenants.set(tenantName, {
       name: tenantName,
@@ -52,11 +65,17 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
       clockToleranceS: tenant.auth.clock_tolerance_s,
       keys,
       hooks,
+      limits: tenantLimits,
     });
+  }
+  const s = doc.server;
+  let redisUrl: string | undefined;
+  if (s.redis_url !== undefined) {
+    const value = resolve(s.redis_url, 'server.redis_url');
+    if (value !== undefined) redisUrl = checkRedisUrl(value, 'server.redis_url', issues);
   }
   if (issues.length > 0) throw new ConfigError(issues);
 
-  const s = doc.server;
   return {
     server: {
       host: s.host,
@@ -66,6 +85,7 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
       wsPingIntervalMs: s.ws_ping_interval_ms,
       tokenCacheSize: s.token_cache_size,
       logLevel: s.log_level,
+      redisUrl,
     },
     tenants,
   };
@@ -160,6 +180,7 @@ function compileHook(
   name: string,
   hook: HookDocument,
   backend: ResolvedBackend,
+  limits: CallLimits | undefined,
 ): HookRuntime {
   const modeList = orderModes(hook.modes);
   return {
@@ -181,5 +202,6 @@ function compileHook(
     timeoutMs: hook.timeout_ms,
     approvalTimeoutMs: hook.approval_timeout_ms,
     backend,
+    limits,
   };
 }

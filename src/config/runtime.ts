@@ -28,6 +28,20 @@ export type ResolvedBackend =
   | Extract<BackendDocument, { type: 'stdio' | 'module' }>
   | (Omit<Extract<BackendDocument, { type: 'http' }>, 'secret'> & { secrets: string[] });
 
+/** One set of limits (a tenant's or a hook's); a field left out is unlimited. */
+export interface LimitSpec {
+  /** Sustained calls per second (GCRA); with `burst` calls allowed at once. */
+  callsPerSecond?: number;
+  burst: number;
+  maxInFlight?: number;
+}
+
+/** The limits a call to one hook is subject to: its own and its tenant's. */
+export interface CallLimits {
+  hook?: LimitSpec;
+  tenant?: LimitSpec;
+}
+
 export interface HookRuntime {
   tenant: string;
   name: string;
@@ -41,6 +55,8 @@ export interface HookRuntime {
   timeoutMs: number;
   approvalTimeoutMs: number;
   backend: ResolvedBackend;
+  /** Absent when neither the hook nor its tenant has limits: the call path then skips them. */
+  limits?: CallLimits;
 }
 
 export interface TenantRuntime {
@@ -50,6 +66,7 @@ export interface TenantRuntime {
   clockToleranceS: number;
   keys: ResolvedKey[];
   hooks: ReadonlyMap<string, HookRuntime>;
+  limits?: LimitSpec;
 }
 
 export interface ServerSettings {
@@ -60,6 +77,8 @@ export interface ServerSettings {
   wsPingIntervalMs: number;
   tokenCacheSize: number;
   logLevel: string;
+  /** Resolved (may hold a password): never log it. */
+  redisUrl?: string;
 }
 
 export interface GatewayConfig {

@@ -74,6 +74,18 @@ const grants = z
   })
   .strict();
 
+/**
+ * Call limits of a tenant or a hook (absent = unlimited). Rate is a GCRA (a token bucket without a
+ * timer): `calls_per_second` sustained, `burst` calls at once (default: one second's worth).
+ */
+export const limitsSchema = z
+  .object({
+    calls_per_second: z.number().positive().max(1_000_000).optional(),
+    burst: z.number().int().positive().max(1_000_000).optional(),
+    max_in_flight: z.number().int().positive().max(1_000_000).optional(),
+  })
+  .strict();
+
 export const hookSchema = z
   .object({
     backend: backendSchema,
@@ -93,6 +105,7 @@ export const hookSchema = z
     timeout_ms: z.number().int().positive().max(300_000).default(4_000),
     /** Approval deadline; stays under PicoClaw's own 60 s. */
     approval_timeout_ms: z.number().int().positive().max(600_000).default(55_000),
+    limits: limitsSchema.optional(),
   })
   .strict();
 
@@ -107,6 +120,7 @@ export const tenantSchema = z
       })
       .strict(),
     hooks: z.record(name, hookSchema),
+    limits: limitsSchema.optional(),
   })
   .strict();
 
@@ -125,6 +139,11 @@ export const serverSchema = z
     ws_ping_interval_ms: z.number().int().positive().default(30_000),
     token_cache_size: z.number().int().min(0).default(10_000),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * Shares tenant and hook limits across replicas (redis:// or rediss://, a secret reference since
+     * it may carry a password). Absent: each process limits on its own.
+     */
+    redis_url: z.string().min(1).optional(),
   })
   .strict();
 
@@ -140,3 +159,4 @@ export type TenantDocument = z.infer<typeof tenantSchema>;
 export type HookDocument = z.infer<typeof hookSchema>;
 export type KeyDocument = z.infer<typeof keySchema>;
 export type BackendDocument = z.infer<typeof backendSchema>;
+export type LimitsDocument = z.infer<typeof limitsSchema>;

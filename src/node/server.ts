@@ -13,6 +13,7 @@ import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import { CloseCode, type WsSession } from '../server/ws-session.js';
 import { resolvePath } from './config-loader.js';
+import { redisLimiterFactory } from './redis-limiter.js';
 import { createNodeLogger } from './logger.js';
 import { attachWebSocket, upgradeWebSocket } from './websocket.js';
 
@@ -45,7 +46,7 @@ const CLOSE_GRACE_MS = 1_000;
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
   const { config, baseDir } = opts;
   const log = opts.log ?? createNodeLogger(config.server.logLevel);
-  const { verifiers, backends, gateway, metrics } = await assembleGateway(
+  const { verifiers, backends, gateway, metrics, limiter } = await assembleGateway(
     config,
     {
       loadModule: (spec) => import(pathToFileURL(resolvePath(baseDir, spec)).href),
@@ -64,6 +65,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       },
     },
     log,
+    { createLimiter: redisLimiterFactory(config) },
   );
   const keepalive = new Keepalive(config.server.wsPingIntervalMs);
   const sessions = new Set<WsSession>();
@@ -118,6 +120,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       keepalive.stop();
       if ('closeAllConnections' in server) server.closeAllConnections();
       await Promise.all([...backends.values()].map((b) => b.close()));
+      await limiter?.close?.();
       await stopped;
     })());
 

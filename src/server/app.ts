@@ -7,7 +7,7 @@ import { parseMessage } from '../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { type AuthVariables, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
-import { httpError } from './errors.js';
+import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -212,8 +212,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
       c.get('hook'),
       parsed.message,
       c.get('requestId'),
+      'return',
     );
     if (response === null) return c.body(null, 202);
+    if (typeof response !== 'string') throw rateLimited(response);
     return jsonAnswer(c, response);
   });
 

@@ -1,6 +1,9 @@
 import { TenantVerifier } from '../auth/verifier.js';
 import type { HookBackend } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import { LimitGate } from '../limits/gate.js';
+import { LocalLimiter } from '../limits/local.js';
+import type { CallLimiter } from '../limits/types.js';
 import { type BackendFactories, buildBackends } from './backends.js';
 import { Gateway } from './gateway.js';
 import type { Logger } from './logger.js';
@@ -11,6 +14,13 @@ export interface AssembledGateway {
   backends: Map<HookRuntime, HookBackend>;
   gateway: Gateway;
   metrics: Metrics;
+  /** The limiter the gateway consults (undefined when no tenant or hook has limits); close it last. */
+  limiter?: CallLimiter;
+}
+
+export interface AssembleOptions {
+  /** A limiter shared across replicas (Redis, a Durable Object); default: in-process. */
+  createLimiter?: (deps: { metrics: Metrics; log: Logger }) => CallLimiter;
 }
 
 /**
@@ -22,6 +32,7 @@ export async function assembleGateway(
   config: GatewayConfig,
   factories: BackendFactories,
   log: Logger,
+  opts: AssembleOptions = {},
 ): Promise<AssembledGateway> {
   const verifiers = new Map<string, TenantVerifier>();
   for (const tenant of config.tenants.values()) {
@@ -40,6 +51,9 @@ export async function assembleGateway(
     ),
   );
   const metrics = new Metrics();
-  const gateway = new Gateway({ config, backends, log, metrics });
-  return { verifiers, backends, gateway, metrics };
+  const limited = [...config.tenants.values()].some((t) => [...t.hooks.values()].some((h) => h.limits));
+  const limiter = limited ? (opts.createLimiter?.({ metrics, log }) ?? new LocalLimiter()) : undefined;
+  const limits = limiter ? new LimitGate(limiter, metrics, log) : undefined;
+  const gateway = new Gateway({ config, backends, log, metrics, limits });
+  return { verifiers, backends, gateway, metrics, limiter };
 }

@@ -1,4 +1,5 @@
 import { HTTPException } from 'hono/http-exception';
+import type { Refusal } from '../limits/types.js';
 
 export type HttpErrorCode =
   | 'unauthorized'
@@ -32,4 +33,14 @@ export function unauthorized(message: string, code = 'invalid_token'): HTTPExcep
   return httpError(401, 'unauthorized', message, {
     'www-authenticate': `Bearer realm="hookgate", error="${code}", error_description="${description}"`,
   });
+}
+
+/** A call refused by a tenant or hook limit: 429 with Retry-After in whole seconds (at least 1). */
+export function rateLimited(refusal: Refusal): HTTPException {
+  return httpError(
+    429,
+    'too_many_requests',
+    `rate limited (${refusal.limit}); retry after ${refusal.retryAfterSeconds} s`,
+    { 'retry-after': String(refusal.retryAfterSeconds) },
+  );
 }

@@ -22,6 +22,8 @@ import {
   minimiseParams,
   type Violation,
 } from '../policy/index.js';
+import type { LimitGate } from '../limits/gate.js';
+import { Refusal } from '../limits/types.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -43,6 +45,8 @@ export interface GatewayDeps {
   backends: ReadonlyMap<HookRuntime, HookBackend>;
   log: Logger;
   metrics: Metrics;
+  /** Tenant and hook limits; consulted only for hooks that have limits. */
+  limits?: LimitGate;
 }
 
 /** Extra time the gateway gives a backend beyond its own deadline before answering for it. */
@@ -109,12 +113,50 @@ export class Gateway {
     hook: HookRuntime,
     msg: JsonRpcMessage,
     requestId?: string,
-  ): Promise<string | null> {
+  ): Promise<string | null>;
+  /**
+   * With `refusals: 'return'`, a call refused by a limit comes back as the Refusal instead of its
+   * JSON-RPC error, so HTTP can answer 429 with Retry-After.
+   */
+  async respond(
+    principal: Principal,
+    hook: HookRuntime,
+    msg: JsonRpcMessage,
+    requestId: string | undefined,
+    refusals: 'return',
+  ): Promise<string | null | Refusal>;
+  async respond(
+    principal: Principal,
+    hook: HookRuntime,
+    msg: JsonRpcMessage,
+    requestId?: string,
+    refusals?: 'return',
+  ): Promise<string | null | Refusal> {
     const immediate = this.route(principal, hook, msg);
     if (immediate !== undefined) return immediate === null ? null : this.serialise(hook, '', immediate);
     const { id, method, params } = msg as { id: JsonRpcId; method: string; params: Record<string, unknown> };
-    const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
-    return this.serialise(hook, method, success(id, result));
+    const limits = hook.limits === undefined ? undefined : this.deps.limits;
+    if (limits === undefined) {
+      const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
+      return this.serialise(hook, method, success(id, result));
+    }
+    // The in-process limiter answers synchronously: no extra async step unless the store is remote.
+    let admission = limits.acquire(hook, maxCallMs(hook, method));
+    if (admission instanceof Promise) admission = await admission;
+    if (admission instanceof Refusal) {
+      if (refusals === 'return') return admission;
+      return JSON.stringify(
+        failure(id, ErrorCode.Overloaded, `rate limited (${admission.limit})`, {
+          retry_after_ms: admission.retryAfterMs,
+        }),
+      );
+    }
+    try {
+      const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
+      return this.serialise(hook, method, success(id, result));
+    } finally {
+      limits.release(hook, admission);
+    }
   }
 
   /** The answer to anything that is not a hook call: null for a notification, undefined for a call. */
@@ -289,6 +331,32 @@ export class Gateway {
       this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'dropped' });
       return;
     }
+    const limits = hook.limits === undefined ? undefined : this.deps.limits;
+    if (limits !== undefined) {
+      // Over a limit an event is dropped (and counted): the host never waits for events.
+      const admitted = limits.admitEvent(hook);
+      if (admitted instanceof Promise) {
+        admitted.then((ok) => this.eventAdmitted(ok, backend, hook, method, params));
+        return;
+      }
+      this.eventAdmitted(admitted, backend, hook, method, params);
+      return;
+    }
+    this.eventAdmitted(true, backend, hook, method, params);
+  }
+
+  private eventAdmitted(
+    admitted: boolean,
+    backend: HookBackend,
+    hook: HookRuntime,
+    method: string,
+    params: unknown,
+  ): void {
+    const labels = { tenant: hook.tenant, hook: hook.name };
+    if (!admitted) {
+      this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'rate_limited' });
+      return;
+    }
     // PicoClaw sends hook.runtime_event; older hosts sent hook.event. Backends get what they were sent.
     backend.notify(method, params);
     this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'delivered' });
@@ -324,6 +392,11 @@ export class Gateway {
       });
     }
   }
+}
+
+/** The longest a call can take before the gateway answers for it: its deadline plus the guard. */
+function maxCallMs(hook: HookRuntime, method: string): number {
+  return (method === Method.ApproveTool ? hook.approvalTimeoutMs : hook.timeoutMs) + GUARD_MS;
 }
 
 function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {

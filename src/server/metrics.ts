@@ -32,6 +32,17 @@ export class Metrics {
       'Requests refused by authentication or authorisation',
     );
     this.define('hookgate_ws_connections', 'gauge', 'Open WebSocket connections');
+    this.define('hookgate_rate_limited_total', 'counter', 'Calls and events refused by a limit, by limit');
+    this.define(
+      'hookgate_calls_in_flight',
+      'gauge',
+      'Calls in flight in this process, for hooks with limits',
+    );
+    this.define(
+      'hookgate_limiter_fallbacks_total',
+      'counter',
+      'Limit decisions made in-process because the shared store did not answer',
+    );
   }
 
   private define(name: string, type: Family['type'], help: string): void {

@@ -86,6 +86,14 @@ export const routes = {
         description: 'Message over server.max_body_bytes',
         content: { 'application/json': { schema: ErrorBody } },
       },
+      429: {
+        description:
+          'A call over a tenant or hook limit (rate or calls in flight); Retry-After says when to try again. Notifications over a limit are dropped and still answered 202.',
+        headers: z.object({
+          'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }),
+        }),
+        content: { 'application/json': { schema: ErrorBody } },
+      },
     },
   }),
   describe: createRoute({

@@ -6,5 +6,7 @@ import { modules } from './modules.js';
 import { createWorker, type WorkerEnv } from './worker.js';
 
 export type { WorkerEnv };
+/** The per-tenant limiter (wrangler.toml binds it as HOOKGATE_LIMITER). */
+export { TenantLimiter } from './limiter.js';
 
 export default createWorker({ modules }) satisfies ExportedHandler<WorkerEnv>;

@@ -5,6 +5,7 @@ import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { createApp } from '../server/app.js';
 import { assembleGateway } from '../server/assemble.js';
 import type { Logger } from '../server/logger.js';
+import { durableLimiterFactory } from './limiter.js';
 import { createWorkerLogger, type LogSink } from './logger.js';
 import { type ModuleRegistry, registryLoader } from './modules.js';
 import { upgradeWebSocket } from './websocket.js';
@@ -101,6 +102,7 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
       config,
       { loadModule: registryLoader(options.modules), fetch: options.fetch },
       log,
+      { createLimiter: durableLimiterFactory(env) },
     );
     const app = createApp({ config, gateway, verifiers, log, metrics, upgradeWebSocket });
     log.info(

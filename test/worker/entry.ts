@@ -7,6 +7,8 @@ import { modules } from '../../src/worker/modules.js';
 import { createWorker, type WorkerEnv } from '../../src/worker/worker.js';
 import { HOOK_MODULE } from './fixtures.js';
 
+export { TenantLimiter } from '../../src/worker/limiter.js';
+
 export const logLines: string[] = [];
 
 export const testModules = { ...modules, [HOOK_MODULE]: () => import('./hooks/tool-hook.js') };

@@ -6,5 +6,6 @@ declare namespace Cloudflare {
     HOOKGATE_CONFIG: string;
     ACME_KEY: string;
     OTHER_KEY: string;
+    HOOKGATE_LIMITER: DurableObjectNamespace;
   }
 }

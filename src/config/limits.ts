@@ -1,0 +1,54 @@
+import type { ConfigIssue } from './errors.js';
+import type { LimitSpec } from './runtime.js';
+import type { LimitsDocument } from './schema.js';
+
+/**
+ * A `limits` block as the runtime uses it, or undefined when it limits nothing. `burst` means
+ * nothing without a rate, so it alone is an error rather than silently unlimited.
+ */
+export function compileLimits(
+  doc: LimitsDocument | undefined,
+  path: string,
+  issues: ConfigIssue[],
+): LimitSpec | undefined {
+  if (!doc) return undefined;
+  const rate = doc.calls_per_second;
+  if (doc.burst !== undefined && rate === undefined) {
+    issues.push({ path: `${path}.burst`, message: 'needs calls_per_second' });
+    return undefined;
+  }
+  if (rate === undefined && doc.max_in_flight === undefined) return undefined;
+  return {
+    callsPerSecond: rate,
+    // One second's worth at once unless said otherwise; at least one call.
+    burst: doc.burst ?? Math.max(1, Math.ceil(rate ?? 1)),
+    maxInFlight: doc.max_in_flight,
+  };
+}
+
+/**
+ * Checks a resolved Redis URL. Messages never quote it: it may carry a password.
+ */
+export function checkRedisUrl(url: string, path: string, issues: ConfigIssue[]): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    issues.push({ path, message: 'not a URL (expected redis://[user:password@]host[:port][/db])' });
+    return undefined;
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    issues.push({ path, message: 'must start with redis:// or rediss://' });
+    return undefined;
+  }
+  if (!parsed.hostname) {
+    issues.push({ path, message: 'has no host' });
+    return undefined;
+  }
+  const db = parsed.pathname.replace(/^\//, '');
+  if (db !== '' && !/^\d{1,5}$/.test(db)) {
+    issues.push({ path, message: 'the path must be a database number (e.g. /0)' });
+    return undefined;
+  }
+  return url;
+}
