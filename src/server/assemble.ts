@@ -27,7 +27,8 @@ export async function assembleGateway(
   for (const tenant of config.tenants.values()) {
     verifiers.set(tenant.name, await TenantVerifier.create(tenant, config.server.tokenCacheSize));
   }
-  const backends = await buildBackends(config, factories, log);
+  const metrics = new Metrics();
+  const backends = await buildBackends(config, factories, log, metrics);
   // A hook that cannot start does not stop the gateway: its calls get the failure answer and
   // /readyz says which one is down, while the backend keeps retrying.
   await Promise.all(
@@ -39,7 +40,6 @@ export async function assembleGateway(
         ),
     ),
   );
-  const metrics = new Metrics();
   const gateway = new Gateway({ config, backends, log, metrics });
   return { verifiers, backends, gateway, metrics };
 }

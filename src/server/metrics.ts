@@ -32,6 +32,11 @@ export class Metrics {
       'Requests refused by authentication or authorisation',
     );
     this.define('hookgate_ws_connections', 'gauge', 'Open WebSocket connections');
+    this.define(
+      'hookgate_hook_stderr_dropped_lines_total',
+      'counter',
+      'Lines of hook stderr dropped by the per-hook rate limit',
+    );
   }
 
   private define(name: string, type: Family['type'], help: string): void {
