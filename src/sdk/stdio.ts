@@ -58,13 +58,15 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
     stderr.write(`[${hookName}] ${text.replace(/\r?\n/g, ' ')}\n`);
   };
   const inFlight = new Set<AbortController>();
+  /** Request lines read while stdout was full, handled once it drains. */
+  const held: string[] = [];
   let ended = false;
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
   });
   const settleIfDone = () => {
-    if (ended && inFlight.size === 0) finish();
+    if (ended && inFlight.size === 0 && held.length === 0) finish();
   };
 
   const write = (id: JsonRpcId, method: string, reply: HookReply) => {
@@ -80,7 +82,24 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
       );
       line = JSON.stringify(success(id, neutralResult(method)));
     }
-    stdout.write(line + '\n');
+    writeOut(line + '\n');
+  };
+
+  // Backpressure: a host that stops reading stdout must not make us buffer answers without end.
+  // Answers already owed are written in order (the stream keeps them); while it is full we take no
+  // new requests (stdin paused, lines already read held back), so nothing more becomes owed.
+  let stdoutFull = false;
+  const writeOut = (text: string) => {
+    if (stdout.write(text) || stdoutFull) return;
+    stdoutFull = true;
+    stdin.pause();
+    stdout.once('drain', resumeInput);
+  };
+  const resumeInput = () => {
+    stdoutFull = false;
+    stdout.removeListener('drain', resumeInput);
+    for (const line of held.splice(0)) void handle(line);
+    stdin.resume();
   };
 
   const handle = async (text: string) => {
@@ -110,7 +129,10 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
 
   const splitter = new LineSplitter(
     options.maxInputLineBytes ?? DEFAULT_MAX_INPUT_LINE_BYTES,
-    (line) => void handle(line),
+    (line) => {
+      if (stdoutFull) held.push(line);
+      else void handle(line);
+    },
     (bytes) => log(`dropped an input line of ${bytes} bytes (over the input cap)`),
   );
   const encoder = new TextEncoder();
@@ -123,7 +145,11 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
     for (const controller of inFlight) controller.abort(new Error('stdin closed'));
     settleIfDone();
   });
-  stdout.on('error', (err) => log(`stdout failed: ${err.message}`));
+  stdout.on('error', (err) => {
+    log(`stdout failed: ${err.message}`);
+    // No 'drain' will come: read on, so that stdin's end is still seen and we can finish.
+    if (stdoutFull) resumeInput();
+  });
 
   return {
     done,
