@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { LineSplitter, utf8Length } from '../core/ndjson.js';
+import { LineBackpressure } from '../lib/line-backpressure.js';
 import type { HookObject } from '../protocol/hook-object.js';
 import {
   ErrorCode,
@@ -58,15 +59,13 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
     stderr.write(`[${hookName}] ${text.replace(/\r?\n/g, ' ')}\n`);
   };
   const inFlight = new Set<AbortController>();
-  /** Request lines read while stdout was full, handled once it drains. */
-  const held: string[] = [];
   let ended = false;
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
   });
   const settleIfDone = () => {
-    if (ended && inFlight.size === 0 && held.length === 0) finish();
+    if (ended && inFlight.size === 0 && flow.heldLines === 0) finish();
   };
 
   const write = (id: JsonRpcId, method: string, reply: HookReply) => {
@@ -82,24 +81,7 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
       );
       line = JSON.stringify(success(id, neutralResult(method)));
     }
-    writeOut(line + '\n');
-  };
-
-  // Backpressure: a host that stops reading stdout must not make us buffer answers without end.
-  // Answers already owed are written in order (the stream keeps them); while it is full we take no
-  // new requests (stdin paused, lines already read held back), so nothing more becomes owed.
-  let stdoutFull = false;
-  const writeOut = (text: string) => {
-    if (stdout.write(text) || stdoutFull) return;
-    stdoutFull = true;
-    stdin.pause();
-    stdout.once('drain', resumeInput);
-  };
-  const resumeInput = () => {
-    stdoutFull = false;
-    stdout.removeListener('drain', resumeInput);
-    for (const line of held.splice(0)) void handle(line);
-    stdin.resume();
+    flow.write(line + '\n');
   };
 
   const handle = async (text: string) => {
@@ -127,12 +109,12 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
     }
   };
 
+  // A host that stops reading stdout must not make us buffer answers without end: while stdout is
+  // full no new requests are taken (see LineBackpressure); answers owed still go out in order.
+  const flow = new LineBackpressure(stdin, stdout, (line) => void handle(line));
   const splitter = new LineSplitter(
     options.maxInputLineBytes ?? DEFAULT_MAX_INPUT_LINE_BYTES,
-    (line) => {
-      if (stdoutFull) held.push(line);
-      else void handle(line);
-    },
+    (line) => flow.line(line),
     (bytes) => log(`dropped an input line of ${bytes} bytes (over the input cap)`),
   );
   const encoder = new TextEncoder();
@@ -148,7 +130,7 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
   stdout.on('error', (err) => {
     log(`stdout failed: ${err.message}`);
     // No 'drain' will come: read on, so that stdin's end is still seen and we can finish.
-    if (stdoutFull) resumeInput();
+    flow.release();
   });
 
   return {
