@@ -182,6 +182,19 @@ describe('stdio backend: spawning', () => {
     await rm(dir, { recursive: true, force: true });
   }, 15_000);
 
+  it('retries a hook whose hello failed, with backoff, like a crash', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
+    const marker = join(dir, 'ready');
+    // Says nothing (no hello answer) until the marker exists, then runs the real hook.
+    const script = `if [ -e "${marker}" ]; then exec "${process.execPath}" "${SCRIPT}"; else exec sleep 30; fi`;
+    const { backend, lines } = standalone({ helloTimeoutMs: 150 }, ['sh', '-c', script]);
+    await expect(backend.start()).rejects.toMatchObject({ code: 'BACKEND_TIMEOUT' });
+    await writeFile(marker, '');
+    await expect.poll(() => backend.ready(), { timeout: 5000, interval: 50 }).toBe(true);
+    expect(lines.filter((l) => l.msg === 'hook hello failed').length).toBeGreaterThanOrEqual(1);
+    await rm(dir, { recursive: true, force: true });
+  }, 10_000);
+
   it('makes /readyz ready again without a gateway restart', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
     const path = join(dir, 'hook.sh');
