@@ -145,6 +145,11 @@ export class StdioBackend implements HookBackend {
       this.scheduleRestart(false);
       throw new BackendError('BACKEND_UNAVAILABLE', `hook did not start: ${child.message}`, { cause: child });
     }
+    if (this.closed) {
+      // close() came while the process was starting: it never saw this child.
+      child.kill('SIGKILL');
+      throw new BackendError('BACKEND_CLOSED', 'backend closed while the hook was starting');
+    }
     this.child = child;
     const transport = new ChildTransport(
       child,
