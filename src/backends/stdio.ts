@@ -1,8 +1,12 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { LineSplitter } from '../core/ndjson.js';
 import { JsonRpcPeer, PeerError } from '../core/peer.js';
 import type { Transport } from '../core/transport.js';
+import { Backoff } from '../lib/backoff.js';
 import { Method, PROTOCOL_VERSION } from '../protocol/methods.js';
+import { DEFAULT_STDERR_LIMITS, HookStderr, type StderrLimits } from './stdio-stderr.js';
+import { StdinQueue } from './stdin-queue.js';
 import { BackendError, type BackendContext, type HookBackend } from './types.js';
 
 export interface StdioBackendOptions {
@@ -13,37 +17,66 @@ export interface StdioBackendOptions {
   /** Longest stdout line accepted from the hook; longer lines are dropped (the call then times out). */
   maxLineBytes: number;
   helloTimeoutMs?: number;
-  /** First restart delay; doubles per crash up to maxBackoffMs, with jitter. */
+  /** First restart delay; doubles per failed start or crash up to maxBackoffMs, with jitter. */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Bytes the gateway holds for a hook that is not reading its stdin; past this, new calls fail at
+   * once with BACKEND_OVERLOADED. Default: maxLineBytes + 4 MiB (one largest message and then some).
+   */
+  maxQueuedBytes?: number;
+  /** A hook whose stdin has not drained for this long is killed and restarted; 0: never. */
+  stdinStallMs?: number;
+  stderr?: Partial<StderrLimits>;
 }
 
-const STDERR_LINE_BYTES = 64 * 1024;
 const KILL_GRACE_MS = 2_000;
+/** A process that ran this long before dying restarts at the first backoff step again. */
 const STABLE_AFTER_MS = 10_000;
+const QUEUE_HEADROOM_BYTES = 4 * 1024 * 1024;
+const DEFAULT_STDIN_STALL_MS = 30_000;
+
+/** A child whose three pipes exist: spawn() leaves them null when it fails early (EMFILE). */
+type PipedChild = ChildProcess & { stdin: Writable; stdout: Readable; stderr: Readable };
 
 /**
  * Hosts an existing PicoClaw stdio hook, unmodified: spawns it, says hello the way PicoClaw does
  * (id 1, name, version, modes), multiplexes calls over its stdin/stdout and restarts it with
- * backoff when it dies. PicoClaw itself never restarts a hook; a gateway serving many hosts must.
+ * backoff when it dies or fails to start. PicoClaw itself never restarts a hook; a gateway serving
+ * many hosts must.
  */
 export class StdioBackend implements HookBackend {
   readonly kind = 'stdio' as const;
-  private child?: ChildProcessWithoutNullStreams;
+  private child?: ChildProcess;
   private peer?: JsonRpcPeer;
+  private transport?: ChildTransport;
   private isReady = false;
   private closed = false;
-  private attempts = 0;
+  private readonly backoff: Backoff;
   private restartTimer?: ReturnType<typeof setTimeout>;
   private startedAt = 0;
+  private readonly maxQueuedBytes: number;
+  private readonly stderrLimits: StderrLimits;
 
   constructor(
     private readonly opts: StdioBackendOptions,
     private readonly ctx: BackendContext,
-  ) {}
+  ) {
+    this.backoff = new Backoff(opts.backoffMs ?? 100, opts.maxBackoffMs ?? 30_000);
+    this.maxQueuedBytes = opts.maxQueuedBytes ?? opts.maxLineBytes + QUEUE_HEADROOM_BYTES;
+    this.stderrLimits = { ...DEFAULT_STDERR_LIMITS };
+    for (const [k, v] of Object.entries(opts.stderr ?? {}) as [keyof StderrLimits, number | undefined][]) {
+      if (v !== undefined) this.stderrLimits[k] = v;
+    }
+  }
 
   ready(): boolean {
     return this.isReady;
+  }
+
+  /** Bytes of calls held for the hook's stdin (queued, or taken by the stream but not the pipe). */
+  get queuedBytes(): number {
+    return this.transport?.queuedBytes ?? 0;
   }
 
   /** Resolves when the first hello succeeded; rejects (and keeps retrying) if it did not. */
@@ -54,6 +87,13 @@ export class StdioBackend implements HookBackend {
   async call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
     const peer = this.peer;
     if (!this.isReady || !peer) throw new BackendError('BACKEND_UNAVAILABLE', 'hook process is not running');
+    const queued = this.queuedBytes;
+    if (queued >= this.maxQueuedBytes) {
+      throw new BackendError(
+        'BACKEND_OVERLOADED',
+        `hook is not reading its stdin: ${queued} bytes queued (limit ${this.maxQueuedBytes})`,
+      );
+    }
     try {
       return await peer.call(method, params, timeoutMs);
     } catch (err) {
@@ -63,6 +103,8 @@ export class StdioBackend implements HookBackend {
 
   notify(method: string, params: unknown): void {
     if (!this.isReady || !this.peer) return;
+    // An event is not worth memory a hook that stopped reading would never release.
+    if (this.queuedBytes >= this.maxQueuedBytes) return;
     this.peer.notify(method, params).catch(() => {});
   }
 
@@ -71,14 +113,14 @@ export class StdioBackend implements HookBackend {
     this.isReady = false;
     clearTimeout(this.restartTimer);
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     await new Promise<void>((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
       child.once('exit', () => {
         clearTimeout(kill);
         resolve();
       });
-      child.stdin.end();
+      this.transport?.end();
     });
   }
 
@@ -91,32 +133,63 @@ export class StdioBackend implements HookBackend {
     const env = this.opts.inheritEnv
       ? { ...process.env, ...this.opts.env }
       : { ...baseEnv(), ...this.opts.env };
-    const child = spawn(cmd, args, { cwd: this.opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child = child;
     this.startedAt = Date.now();
-    const transport = new ChildTransport(child, this.opts.maxLineBytes, (bytes) =>
-      this.log('warn', { bytes }, 'hook wrote a stdout line over the limit; dropped'),
+    const child = await spawnChild(cmd, args, { cwd: this.opts.cwd, env }).catch((err: Error) => err);
+    if (child instanceof Error) {
+      // No process means no 'exit' either: the retry has to be scheduled here.
+      this.log(
+        'error',
+        { err: child.message, code: (child as NodeJS.ErrnoException).code },
+        'hook did not start',
+      );
+      this.scheduleRestart(false);
+      throw new BackendError('BACKEND_UNAVAILABLE', `hook did not start: ${child.message}`, { cause: child });
+    }
+    if (this.closed) {
+      // close() came while the process was starting: it never saw this child.
+      child.kill('SIGKILL');
+      throw new BackendError('BACKEND_CLOSED', 'backend closed while the hook was starting');
+    }
+    this.child = child;
+    const transport = new ChildTransport(
+      child,
+      this.opts.maxLineBytes,
+      this.opts.stdinStallMs ?? DEFAULT_STDIN_STALL_MS,
+      {
+        oversize: (bytes) => this.log('warn', { bytes }, 'hook wrote a stdout line over the limit; dropped'),
+        stall: (ms) => {
+          this.log(
+            'error',
+            { stalled_ms: ms, queued_bytes: transport.queuedBytes },
+            'hook stopped reading its stdin; restarting it',
+          );
+          child.kill('SIGKILL');
+        },
+      },
     );
+    this.transport = transport;
     const peer = new JsonRpcPeer(transport, {
       onrequest: (m) =>
         this.log('warn', { method: 'method' in m ? m.method : undefined }, 'hook-initiated message ignored'),
       onstray: (_text, why) => this.log('warn', { why }, 'hook stdout line ignored'),
     });
     this.peer = peer;
-    const stderr = new LineSplitter(
-      STDERR_LINE_BYTES,
-      (line) => this.log('warn', { stderr: line.slice(0, 4096) }, 'hook stderr'),
-      () => {},
-    );
+    const stderr = new HookStderr(this.stderrLimits, {
+      line: (text) => this.log('warn', { stderr: text }, 'hook stderr'),
+      dropped: () => this.ctx.count?.('hook_stderr_dropped_lines'),
+      summary: (count) => this.log('warn', { dropped: count }, `hook stderr: ${count} lines dropped`),
+    });
+    // Always read to the end, logged or not: a hook blocked on a full stderr pipe stops answering.
     child.stderr.on('data', (b: Buffer) => stderr.push(b));
-    child.on('error', (err) => this.log('error', { err: err.message }, 'hook process error'));
+    child.stderr.once('end', () => stderr.end());
     child.on('exit', (code, signal) => {
       this.isReady = false;
+      transport.stop(`hook process exited (${signal ?? code})`);
       peer.failAll(new PeerError('PEER_CLOSED', `hook process exited (${signal ?? code})`));
       if (this.child === child) this.child = undefined;
       if (this.closed) return;
       this.log('warn', { code, signal }, 'hook process exited');
-      this.scheduleRestart();
+      this.scheduleRestart(Date.now() - this.startedAt > STABLE_AFTER_MS);
     });
     try {
       await peer.call(
@@ -127,25 +200,62 @@ export class StdioBackend implements HookBackend {
       this.isReady = !this.closed;
       this.log('info', { pid: child.pid }, 'hook process ready');
     } catch (err) {
+      // The kill's 'exit' schedules the retry, as for a crash.
       this.log('error', { err: (err as Error).message }, 'hook hello failed');
       child.kill('SIGKILL');
       throw toBackendError(err);
     }
   }
 
-  private scheduleRestart(): void {
-    if (Date.now() - this.startedAt > STABLE_AFTER_MS) this.attempts = 0;
-    const base = Math.min(
-      this.opts.maxBackoffMs ?? 30_000,
-      (this.opts.backoffMs ?? 100) * 2 ** this.attempts,
-    );
-    this.attempts++;
-    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+  private scheduleRestart(stableRun: boolean): void {
+    if (this.closed || this.restartTimer !== undefined) return;
+    if (stableRun) this.backoff.reset();
+    const delay = this.backoff.next();
     this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
       if (this.closed) return;
       this.spawnOnce().catch(() => {});
     }, delay);
   }
+}
+
+/**
+ * Spawns with all three pipes and settles once the process runs. Failures (ENOENT, EACCES, EMFILE)
+ * come as an 'error' event, sometimes after spawn() returned with null pipes: the listener is
+ * attached before anything else touches the child, so none of them can become an uncaught
+ * exception, and every one becomes a rejection.
+ */
+function spawnChild(
+  cmd: string,
+  args: string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv },
+): Promise<PipedChild> {
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(cmd, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (err) {
+      reject(err);
+      return;
+    }
+    const onerror = (err: Error) => {
+      child.removeListener('spawn', onspawn);
+      reject(err);
+    };
+    const onspawn = () => {
+      child.removeListener('error', onerror);
+      // Later errors (a failed kill) are not worth a crash either.
+      child.on('error', () => {});
+      if (!child.stdin || !child.stdout || !child.stderr) {
+        child.kill('SIGKILL');
+        reject(new Error('hook process started without its stdio pipes'));
+        return;
+      }
+      resolve(child as PipedChild);
+    };
+    child.once('error', onerror);
+    child.once('spawn', onspawn);
+  });
 }
 
 function baseEnv(): Record<string, string> {
@@ -174,36 +284,50 @@ function toBackendError(err: unknown): BackendError {
   return new BackendError('BACKEND_UNAVAILABLE', err instanceof Error ? err.message : String(err));
 }
 
-/** NDJSON over a child's stdin/stdout. */
+/** NDJSON over a child's stdin/stdout; stdin through a queue that respects the pipe's backpressure. */
 class ChildTransport implements Transport {
   onmessage?: (message: string) => void;
   onclose?: (reason?: string) => void;
   onerror?: (error: Error) => void;
+  private readonly queue: StdinQueue;
 
   constructor(
-    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly child: PipedChild,
     maxLineBytes: number,
-    onoversize: (bytes: number) => void,
+    stallMs: number,
+    on: { oversize: (bytes: number) => void; stall: (ms: number) => void },
   ) {
-    const lines = new LineSplitter(maxLineBytes, (line) => this.onmessage?.(line), onoversize);
+    const lines = new LineSplitter(maxLineBytes, (line) => this.onmessage?.(line), on.oversize);
     child.stdout.on('data', (b: Buffer) => lines.push(b));
     // EPIPE after the child died is reported through 'exit'; do not crash the gateway on it.
     child.stdin.on('error', (err) => this.onerror?.(err));
+    this.queue = new StdinQueue(child.stdin, stallMs, () => on.stall(stallMs));
+  }
+
+  get queuedBytes(): number {
+    return this.queue.bytes;
   }
 
   async start(): Promise<void> {}
 
-  send(message: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.child.stdin.destroyed || !this.child.stdin.writable) {
-        reject(new Error('hook stdin is closed'));
-        return;
-      }
-      this.child.stdin.write(`${message}\n`, (err) => (err ? reject(err) : resolve()));
-    });
+  send(message: string, timeoutMs?: number): Promise<void> {
+    if (this.child.stdin.destroyed || !this.child.stdin.writable) {
+      return Promise.reject(new Error('hook stdin is closed'));
+    }
+    return this.queue.send(`${message}\n`, timeoutMs);
+  }
+
+  stop(reason: string): void {
+    this.queue.stop(reason);
+  }
+
+  /** Closes stdin (the hook's signal to exit); what is still queued is not sent. */
+  end(): void {
+    this.queue.stop('hook is shutting down');
+    this.child.stdin.end();
   }
 
   async close(): Promise<void> {
-    this.child.stdin.end();
+    this.end();
   }
 }

@@ -24,7 +24,9 @@ export type BackendErrorCode =
   | 'BACKEND_CRASHED'
   | 'BACKEND_ERROR_REPLY'
   | 'BACKEND_BAD_REPLY'
-  | 'BACKEND_CLOSED';
+  | 'BACKEND_CLOSED'
+  /** The hook is not taking input (its stdin queue is full): refused at once instead of queued. */
+  | 'BACKEND_OVERLOADED';
 
 export class BackendError extends Error {
   readonly code: BackendErrorCode;
@@ -41,7 +43,12 @@ export interface BackendContext {
   hook: string;
   modes: Mode[];
   log: BackendLogger;
+  /** Bumps a counter (the runtime turns it into a metric labelled with tenant and hook); optional. */
+  count?: (counter: BackendCounter, by?: number) => void;
 }
+
+/** Counters a backend may bump. */
+export type BackendCounter = 'hook_stderr_dropped_lines';
 
 /** The slice of a logger a backend needs; pino and the Worker logger both satisfy it. */
 export interface BackendLogger {

@@ -1,4 +1,5 @@
 import { LineSplitter } from '../core/ndjson.js';
+import { LineBackpressure } from '../lib/line-backpressure.js';
 import { type BridgeStats, StdioBridge } from './bridge.js';
 import { EventForwarder } from './events.js';
 import { type BridgeLog, createLogger } from './log.js';
@@ -73,18 +74,24 @@ export async function runBridge(options: RunBridgeOptions): Promise<BridgeHandle
   const upstream = createUpstream(options, log);
   const events = new EventForwarder((m, p) => upstream.notify(m, p), log);
   // A host that went away makes stdout fail with EPIPE; without a listener that would crash us.
-  stdout.on('error', (err) => log.warn('stdout failed; answers can no longer be delivered', { error: err }));
-  const bridge = new StdioBridge(options, upstream, events, stdout, log);
+  stdout.on('error', (err) => {
+    log.warn('stdout failed; answers can no longer be delivered', { error: err });
+    flow.release(); // no 'drain' will come: read on, so that stdin's end is still seen
+  });
+  // While PicoClaw is not reading stdout, no new lines are taken from stdin: answers owed still go
+  // out in order, but nothing more piles up behind them.
+  const flow = new LineBackpressure(stdin, stdout, (line) => {
+    try {
+      bridge.handleLine(line);
+    } catch (err) {
+      // One bad line must not take the hook down: PicoClaw would lose every later call.
+      log.error('failed to handle a stdin line', { error: err });
+    }
+  });
+  const bridge = new StdioBridge(options, upstream, events, flow, log);
   const splitter = new LineSplitter(
     stdinLineCap(options),
-    (line) => {
-      try {
-        bridge.handleLine(line);
-      } catch (err) {
-        // One bad line must not take the hook down: PicoClaw would lose every later call.
-        log.error('failed to handle a stdin line', { error: err });
-      }
-    },
+    (line) => flow.line(line),
     (bytes) => log.warn('dropped a stdin line over the size cap', { bytes }),
   );
 
@@ -98,6 +105,7 @@ export async function runBridge(options: RunBridgeOptions): Promise<BridgeHandle
       stdin.removeListener('data', onData);
       // A paused stdin no longer holds the event loop open (close() may come before EOF).
       stdin.pause();
+      flow.release(false);
       bridge.stop();
       events.close();
       await upstream.close().catch(() => undefined);

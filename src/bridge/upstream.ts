@@ -1,6 +1,8 @@
 import { type ForwardedRequest, PeerError } from '../core/peer.js';
 
 export type { ForwardedRequest } from '../core/peer.js';
+/** Moved to src/lib; re-exported so the bridge's imports stay as they were. */
+export { Backoff } from '../lib/backoff.js';
 
 /**
  * The gateway side of the bridge, whatever carries it (WebSocket, HTTP POST or both). An upstream
@@ -62,32 +64,6 @@ export function fromPeerError(err: unknown, timeoutMs: number): UpstreamError {
       );
     default:
       return new UpstreamError('UPSTREAM_CLOSED', err.message);
-  }
-}
-
-/**
- * Full-jitter exponential backoff: a delay drawn from [max/2, max] where max doubles per failure up
- * to the cap. The lower half keeps a restarted gateway from being hit by every bridge at once while
- * still bounding how long calls fail after it is back.
- */
-export class Backoff {
-  private failures = 0;
-  constructor(
-    private readonly minMs: number,
-    private readonly maxMs: number,
-    private readonly random: () => number = Math.random,
-  ) {
-    if (!(minMs > 0 && maxMs >= minMs)) throw new RangeError('Backoff needs 0 < minMs <= maxMs');
-  }
-
-  next(): number {
-    const ceiling = Math.min(this.maxMs, this.minMs * 2 ** Math.min(this.failures, 30));
-    this.failures++;
-    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
-  }
-
-  reset(): void {
-    this.failures = 0;
   }
 }
 

@@ -46,6 +46,30 @@ const stdioBackend = z
     cwd: z.string().optional(),
     /** Pass the gateway's own environment to the hook (off: only PATH, HOME, LANG and `env`). */
     inherit_env: z.boolean().default(false),
+    /**
+     * Bytes the gateway holds for a hook that is not reading its stdin before new calls fail at once
+     * (BACKEND_OVERLOADED, answered by the failure mode). Default: max_body_bytes + 4 MiB.
+     */
+    max_queued_bytes: z.number().int().positive().optional(),
+    /** A hook whose stdin has not drained for this long is killed and restarted (0: never; default 30000). */
+    stdin_stall_ms: z.number().int().min(0).optional(),
+    /** What the hook's stderr may put in the log; the rest is dropped and counted. */
+    stderr: z
+      .object({
+        /** Lines logged at once (default 100). */
+        burst_lines: z.number().int().positive().optional(),
+        /** Lines per second after the burst (default 20). */
+        lines_per_second: z.number().min(0).optional(),
+        /** Longer lines are cut (default 2048). */
+        max_line_bytes: z
+          .number()
+          .int()
+          .min(64)
+          .max(1024 * 1024)
+          .optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

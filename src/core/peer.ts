@@ -90,7 +90,7 @@ export class JsonRpcPeer {
         reject(new PeerError('PEER_TIMEOUT', `${method} timed out after ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      this.transport.send(text).catch((err: unknown) => {
+      this.transport.send(text, timeoutMs).catch((err: unknown) => {
         const p = this.pending.get(id);
         if (!p) return;
         clearTimeout(p.timer);

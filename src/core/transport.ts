@@ -5,7 +5,11 @@
  */
 export interface Transport {
   start(): Promise<void>;
-  send(message: string): Promise<void>;
+  /**
+   * `timeoutMs`: how long the sender waits for an answer; a transport that queues may drop the
+   * message (and reject) if it is still queued by then, since nobody waits for it any more.
+   */
+  send(message: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
   onmessage?: (message: string) => void;
   onclose?: (reason?: string) => void;

@@ -59,6 +59,13 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
             cwd: b.cwd ? resolvePath(baseDir, b.cwd) : baseDir,
             inheritEnv: b.inherit_env,
             maxLineBytes: config.server.maxBodyBytes,
+            maxQueuedBytes: b.max_queued_bytes,
+            stdinStallMs: b.stdin_stall_ms,
+            stderr: {
+              burstLines: b.stderr?.burst_lines,
+              linesPerSecond: b.stderr?.lines_per_second,
+              maxLineBytes: b.stderr?.max_line_bytes,
+            },
           },
           ctx,
         );

@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { LineSplitter, utf8Length } from '../core/ndjson.js';
+import { LineBackpressure } from '../lib/line-backpressure.js';
 import type { HookObject } from '../protocol/hook-object.js';
 import {
   ErrorCode,
@@ -64,7 +65,7 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
     finish = resolve;
   });
   const settleIfDone = () => {
-    if (ended && inFlight.size === 0) finish();
+    if (ended && inFlight.size === 0 && flow.heldLines === 0) finish();
   };
 
   const write = (id: JsonRpcId, method: string, reply: HookReply) => {
@@ -80,7 +81,7 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
       );
       line = JSON.stringify(success(id, neutralResult(method)));
     }
-    stdout.write(line + '\n');
+    flow.write(line + '\n');
   };
 
   const handle = async (text: string) => {
@@ -108,9 +109,12 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
     }
   };
 
+  // A host that stops reading stdout must not make us buffer answers without end: while stdout is
+  // full no new requests are taken (see LineBackpressure); answers owed still go out in order.
+  const flow = new LineBackpressure(stdin, stdout, (line) => void handle(line));
   const splitter = new LineSplitter(
     options.maxInputLineBytes ?? DEFAULT_MAX_INPUT_LINE_BYTES,
-    (line) => void handle(line),
+    (line) => flow.line(line),
     (bytes) => log(`dropped an input line of ${bytes} bytes (over the input cap)`),
   );
   const encoder = new TextEncoder();
@@ -123,7 +127,11 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
     for (const controller of inFlight) controller.abort(new Error('stdin closed'));
     settleIfDone();
   });
-  stdout.on('error', (err) => log(`stdout failed: ${err.message}`));
+  stdout.on('error', (err) => {
+    log(`stdout failed: ${err.message}`);
+    // No 'drain' will come: read on, so that stdin's end is still seen and we can finish.
+    flow.release();
+  });
 
   return {
     done,

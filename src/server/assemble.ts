@@ -38,7 +38,8 @@ export async function assembleGateway(
   for (const tenant of config.tenants.values()) {
     verifiers.set(tenant.name, await TenantVerifier.create(tenant, config.server.tokenCacheSize));
   }
-  const backends = await buildBackends(config, factories, log);
+  const metrics = new Metrics();
+  const backends = await buildBackends(config, factories, log, metrics);
   // A hook that cannot start does not stop the gateway: its calls get the failure answer and
   // /readyz says which one is down, while the backend keeps retrying.
   await Promise.all(
@@ -50,7 +51,6 @@ export async function assembleGateway(
         ),
     ),
   );
-  const metrics = new Metrics();
   const limited = [...config.tenants.values()].some((t) => [...t.hooks.values()].some((h) => h.limits));
   const limiter = limited ? (opts.createLimiter?.({ metrics, log }) ?? new LocalLimiter()) : undefined;
   const limits = limiter ? new LimitGate(limiter, metrics, log) : undefined;

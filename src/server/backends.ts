@@ -5,6 +5,7 @@ import { ConfigError } from '../config/errors.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { type HookObject, isHookObject } from '../protocol/hook-object.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 
 export interface BackendFactories {
   /** Loads a `module` backend's hook object (Node: dynamic import; Workers: a static registry). */
@@ -22,12 +23,20 @@ export async function buildBackends(
   config: GatewayConfig,
   f: BackendFactories,
   log: Logger,
+  metrics?: Metrics,
 ): Promise<Map<HookRuntime, HookBackend>> {
   const out = new Map<HookRuntime, HookBackend>();
   for (const tenant of config.tenants.values()) {
     for (const hook of tenant.hooks.values()) {
       const path = `tenants.${tenant.name}.hooks.${hook.name}.backend`;
       const ctx: BackendContext = { tenant: tenant.name, hook: hook.name, modes: [...hook.modeList], log };
+      if (metrics) {
+        const labels = { tenant: tenant.name, hook: hook.name };
+        const stderrDropped = metrics.counter('hookgate_hook_stderr_dropped_lines_total', labels);
+        ctx.count = (counter, by) => {
+          if (counter === 'hook_stderr_dropped_lines') stderrDropped(by);
+        };
+      }
       const b = hook.backend;
       if (b.type === 'module') {
         let mod: unknown;

@@ -43,6 +43,11 @@ export class Metrics {
       'counter',
       'Limit decisions made in-process because the shared store did not answer',
     );
+    this.define(
+      'hookgate_hook_stderr_dropped_lines_total',
+      'counter',
+      'Lines of hook stderr dropped by the per-hook rate limit',
+    );
   }
 
   private define(name: string, type: Family['type'], help: string): void {

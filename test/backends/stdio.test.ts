@@ -1,5 +1,9 @@
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { StdioBackend, type StdioBackendOptions } from '../../src/backends/stdio.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
 const SCRIPT = join(import.meta.dirname, '..', 'helpers', 'misbehaving-hook.mjs');
@@ -95,5 +99,255 @@ describe('stdio backend: hosting an unmodified PicoClaw hook process', () => {
     await other.close();
     expect(() => process.kill(childPid, 0)).toThrow();
     expect(() => process.kill(pid, 0)).not.toThrow();
+  });
+});
+
+/** A StdioBackend on its own, around a real hook process, with its log lines kept. */
+function standalone(opts: Partial<StdioBackendOptions> = {}, command = [process.execPath, SCRIPT]) {
+  const lines: Array<Record<string, any>> = [];
+  const counts: Record<string, number> = {};
+  const at = (level: string) => (obj: object, msg?: string) => lines.push({ level, msg, ...obj });
+  const backend = new StdioBackend(
+    { command, env: {}, inheritEnv: false, maxLineBytes: 1 << 20, backoffMs: 50, maxBackoffMs: 400, ...opts },
+    {
+      tenant: 't',
+      hook: 'h',
+      modes: ['tool'],
+      log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+      count: (name, by = 1) => {
+        counts[name] = (counts[name] ?? 0) + by;
+      },
+    },
+  );
+  backends.push(backend);
+  const call = (tool: string, args: Record<string, unknown> = {}, timeoutMs = 2000) =>
+    backend.call('hook.before_tool', { tool, arguments: args }, timeoutMs);
+  return { backend, lines, counts, call };
+}
+const backends: StdioBackend[] = [];
+afterEach(async () => {
+  await Promise.all(backends.splice(0).map((b) => b.close()));
+});
+const pidOf = async (call: ReturnType<typeof standalone>['call']) =>
+  Number(((await call('pid')) as any).result.for_llm);
+
+describe('stdio backend: spawning', () => {
+  it('survives a respawn that fails with EMFILE and starts the hook once fds are free', async () => {
+    // A gateway process of its own with every fd taken, as many idle connections would.
+    const child = spawn(
+      'sh',
+      [
+        '-c',
+        'ulimit -n 256 && exec "$0" "$@"',
+        process.execPath,
+        '--import',
+        'tsx',
+        join(import.meta.dirname, '..', 'helpers', 'fd-starved-backend.ts'),
+        SCRIPT,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b));
+    child.stderr.on('data', (b: Buffer) => (err += b));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const steps = out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(err).not.toMatch(/Unhandled 'error' event|EMFILE/);
+    expect(steps.find((s) => s.step === 'starved')).toMatchObject({ code: 'EMFILE' });
+    expect(steps).toContainEqual(expect.objectContaining({ msg: 'hook did not start', code: 'EMFILE' }));
+    expect(steps.find((s) => s.step === 'while-starved')).toMatchObject({ ready: false });
+    expect(steps.find((s) => s.step === 'after')).toMatchObject({ ready: true });
+    expect(code).toBe(0);
+  }, 20_000);
+
+  it('starts a hook whose command was missing, then not executable, once it is fixed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
+    const path = join(dir, 'hook.sh');
+    const { backend, lines, call } = standalone({}, [path]);
+    await expect(backend.start()).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+    expect(backend.ready()).toBe(false);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'hook did not start', code: 'ENOENT' }));
+    await writeFile(path, `#!/bin/sh\nexec "${process.execPath}" "${SCRIPT}"\n`, { mode: 0o644 });
+    await expect
+      .poll(() => lines.some((l) => l.msg === 'hook did not start' && l.code === 'EACCES'), { timeout: 5000 })
+      .toBe(true);
+    expect(backend.ready()).toBe(false);
+    await chmod(path, 0o755);
+    await expect.poll(() => backend.ready(), { timeout: 5000, interval: 50 }).toBe(true);
+    expect(await pidOf(call)).toBeGreaterThan(0);
+    await rm(dir, { recursive: true, force: true });
+  }, 15_000);
+
+  it('retries a hook whose hello failed, with backoff, like a crash', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
+    const marker = join(dir, 'ready');
+    // Says nothing (no hello answer) until the marker exists, then runs the real hook.
+    const script = `if [ -e "${marker}" ]; then exec "${process.execPath}" "${SCRIPT}"; else exec sleep 30; fi`;
+    const { backend, lines } = standalone({ helloTimeoutMs: 150 }, ['sh', '-c', script]);
+    await expect(backend.start()).rejects.toMatchObject({ code: 'BACKEND_TIMEOUT' });
+    await writeFile(marker, '');
+    await expect.poll(() => backend.ready(), { timeout: 5000, interval: 50 }).toBe(true);
+    expect(lines.filter((l) => l.msg === 'hook hello failed').length).toBeGreaterThanOrEqual(1);
+    await rm(dir, { recursive: true, force: true });
+  }, 10_000);
+
+  it('makes /readyz ready again without a gateway restart', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
+    const path = join(dir, 'hook.sh');
+    const g = await startTestGateway({
+      tenants: { acme: tenantDoc({ late: { ...hook(), backend: { type: 'stdio', command: [path] } } }) },
+    });
+    try {
+      expect((await fetch(`${g.url}/readyz`)).status).toBe(503);
+      await writeFile(path, `#!/bin/sh\nexec "${process.execPath}" "${SCRIPT}"\n`, { mode: 0o755 });
+      await expect
+        .poll(async () => (await fetch(`${g.url}/readyz`)).status, { timeout: 8000, interval: 100 })
+        .toBe(200);
+    } finally {
+      await g.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 15_000);
+});
+
+describe('stdio backend: a hook that stops reading stdin', () => {
+  const MiB = 1024 * 1024;
+  const pad = 'x'.repeat(512 * 1024);
+
+  it('queues only up to the limit, refuses the rest at once and releases calls past their deadline', async () => {
+    const { backend, call } = standalone({ maxQueuedBytes: 2 * MiB, stdinStallMs: 0 });
+    await backend.start();
+    await call('deaf');
+    const started = Date.now();
+    const outcomes = Array.from({ length: 16 }, () =>
+      call('ok', { pad }, 600).then(
+        () => 'answered',
+        (err) => [err.code, Date.now() - started],
+      ),
+    );
+    // Held: one message in the stream, then the queue up to the limit, plus the one that crossed it.
+    expect(backend.queuedBytes).toBeGreaterThan(MiB);
+    expect(backend.queuedBytes).toBeLessThan(2 * MiB + 2 * (pad.length + 200));
+    const results = await Promise.all(outcomes);
+    const overloaded = results.filter((r) => r[0] === 'BACKEND_OVERLOADED');
+    const timedOut = results.filter((r) => r[0] === 'BACKEND_TIMEOUT');
+    expect(overloaded.length).toBeGreaterThan(8);
+    expect(timedOut.length).toBeGreaterThan(0);
+    expect(overloaded.length + timedOut.length).toBe(16);
+    for (const r of overloaded) expect(r[1]).toBeLessThan(100);
+    // Past their deadlines the queued calls are gone; only what the stream had already taken stays.
+    await expect
+      .poll(() => backend.queuedBytes, { timeout: 200, interval: 5 })
+      .toBeLessThan(pad.length + 200);
+    expect(backend.ready()).toBe(true);
+  });
+
+  it('restarts a hook whose stdin has not drained for stdinStallMs', async () => {
+    const { backend, lines, call } = standalone({ stdinStallMs: 300 });
+    await backend.start();
+    const before = await pidOf(call);
+    await call('deaf');
+    await expect(call('ok', { pad }, 2000)).rejects.toMatchObject({ code: 'BACKEND_CRASHED' });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: 'hook stopped reading its stdin; restarting it' }),
+    );
+    await expect.poll(() => backend.ready(), { timeout: 5000, interval: 50 }).toBe(true);
+    expect(await pidOf(call)).not.toBe(before);
+    expect(backend.queuedBytes).toBe(0);
+  });
+
+  it('answers refused calls by the failure mode through the gateway', async () => {
+    const g = await startTestGateway({
+      tenants: {
+        acme: tenantDoc({
+          deaf: hook({
+            on_failure: 'closed',
+            backend: { type: 'stdio', command: [process.execPath, SCRIPT], max_queued_bytes: MiB },
+          }),
+        }),
+      },
+    });
+    try {
+      await g.call('deaf', 'hook.before_tool', { tool: 'deaf', arguments: {} });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          g.call('deaf', 'hook.before_tool', { tool: 'ok', arguments: { pad } }),
+        ),
+      );
+      for (const a of answers) expect(a.result.action).toBe('deny_tool');
+      expect(g.logs.lines.some((l) => l.code === 'BACKEND_OVERLOADED' && l.hook === 'deaf')).toBe(true);
+    } finally {
+      await g.close();
+    }
+  }, 15_000);
+});
+
+describe('stdio backend: stderr', () => {
+  it('rate-limits and truncates stderr lines, still drains the pipe, and counts what it dropped', async () => {
+    const { backend, lines, counts, call } = standalone({
+      stderr: { burstLines: 10, linesPerSecond: 5, maxLineBytes: 100, summaryMs: 200 },
+    });
+    await backend.start();
+    // 20k lines (~300 KB, far more than a pipe holds): the hook only answers if its stderr is read.
+    expect(await call('flood:20000', {}, 5000)).toEqual({ action: 'continue' });
+    await expect
+      .poll(() => lines.find((l) => /^hook stderr: \d+ lines dropped$/.test(l.msg)), { timeout: 3000 })
+      .toBeTruthy();
+    const logged = lines.filter((l) => l.msg === 'hook stderr');
+    expect(logged.length).toBeLessThanOrEqual(12);
+    const dropped = lines
+      .filter((l) => /lines dropped$/.test(l.msg))
+      .reduce((n, l) => n + (l.dropped as number), 0);
+    expect(counts.hook_stderr_dropped_lines).toBe(dropped);
+    expect(dropped + logged.length).toBe(20_000 + 1 + 1); // + the long line + the start banner
+    expect(backend.ready()).toBe(true);
+  });
+
+  it('cuts a long line and says how much it cut', async () => {
+    const { backend, lines, call } = standalone({ stderr: { maxLineBytes: 100 } });
+    await backend.start();
+    await call('flood:0');
+    await expect
+      .poll(() => lines.find((l) => l.msg === 'hook stderr' && String(l.stderr).startsWith('yyy')))
+      .toMatchObject({ stderr: `${'y'.repeat(100)}…[truncated 9900 bytes]` });
+  });
+
+  it('exports the dropped lines as hookgate_hook_stderr_dropped_lines_total', async () => {
+    const g = await startTestGateway({
+      tenants: {
+        acme: tenantDoc({
+          noisy: hook({
+            backend: {
+              type: 'stdio',
+              command: [process.execPath, SCRIPT],
+              stderr: { burst_lines: 5, lines_per_second: 1 },
+            },
+          }),
+        }),
+      },
+    });
+    try {
+      await g.call('noisy', 'hook.before_tool', { tool: 'flood:1000', arguments: {} });
+      await expect
+        .poll(
+          async () => {
+            const text = await (await fetch(`${g.url}/metrics`)).text();
+            return Number(
+              /hookgate_hook_stderr_dropped_lines_total\{tenant="acme",hook="noisy"\} (\d+)/.exec(text)?.[1],
+            );
+          },
+          { timeout: 3000 },
+        )
+        .toBeGreaterThanOrEqual(990);
+      expect(
+        g.logs.lines.filter((l) => l.msg === 'hook stderr' && l.hook === 'noisy').length,
+      ).toBeLessThanOrEqual(8);
+    } finally {
+      await g.close();
+    }
   });
 });

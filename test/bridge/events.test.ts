@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventForwarder } from '../../src/bridge/events.js';
 import { createLogger } from '../../src/bridge/log.js';
-import { Backoff } from '../../src/bridge/upstream.js';
 
 function sink() {
   const lines: string[] = [];
@@ -45,20 +44,6 @@ describe('EventForwarder', () => {
     expect(sent).toEqual([0, 1, 2, 4, 5]);
     expect(f.forwarded).toBe(5);
     expect(f.dropped).toBe(1);
-  });
-});
-
-describe('Backoff', () => {
-  it('grows exponentially with jitter up to the cap, and resets', () => {
-    const b = new Backoff(100, 1000, () => 1);
-    expect([b.next(), b.next(), b.next(), b.next(), b.next(), b.next()]).toEqual([
-      100, 200, 400, 800, 1000, 1000,
-    ]);
-    b.reset();
-    expect(b.next()).toBe(100);
-    const low = new Backoff(100, 1000, () => 0);
-    expect(low.next()).toBe(50);
-    expect(() => new Backoff(0, 10)).toThrow(RangeError);
   });
 });
 

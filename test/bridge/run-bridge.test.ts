@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseBridgeArgs, runBridge } from '../../src/bridge/index.js';
+import { unreadSocket } from '../helpers/unread-socket.js';
 import { TestGateway } from './helpers/gateway.js';
 import { beforeToolParams, eventually, TOKEN } from './helpers/host.js';
 
@@ -46,5 +47,45 @@ describe('runBridge', () => {
       eventsDropped: 0,
       pending: 0,
     });
+  }, 30_000);
+});
+
+describe('runBridge backpressure', () => {
+  it('takes no new lines while PicoClaw is not reading stdout, and loses or reorders no answer', async () => {
+    const gw = await TestGateway.start({ token: TOKEN, handler: () => ({ result: { action: 'continue' } }) });
+    gateways.push(gw);
+    const pipe = await unreadSocket();
+    const stdin = new PassThrough();
+    const options = parseBridgeArgs(['--url', gw.wsUrl, '--log-level', 'error'], { HOOKGATE_TOKEN: TOKEN });
+    const handle = await runBridge({ ...options, stdin, stdout: pipe.writer, stderr: new PassThrough() });
+    // hello is answered by the bridge itself and echoes the name: 256 KiB answers, no gateway needed.
+    const name = 'n'.repeat(256 * 1024);
+    const N = 200;
+    for (let id = 1; id <= N; id++) {
+      stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id, method: 'hook.hello', params: { name, version: 1, modes: ['tool'] } })}\n`,
+      );
+      await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pipe.writer.writableLength).toBeLessThan(4 * 1024 * 1024);
+    expect(stdin.isPaused()).toBe(true);
+
+    const ids: number[] = [];
+    let buffer = '';
+    pipe.reader.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      let nl = buffer.indexOf('\n');
+      while (nl !== -1) {
+        ids.push(JSON.parse(buffer.slice(0, nl)).id);
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf('\n');
+      }
+    });
+    pipe.reader.resume();
+    await expect.poll(() => ids.length, { timeout: 15_000 }).toBe(N);
+    expect(ids).toEqual(Array.from({ length: N }, (_, i) => i + 1));
+    expect(await handle.close()).toBe(0);
+    pipe.close();
   }, 30_000);
 });

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // A PicoClaw stdio hook that misbehaves on request: the tool name of a before_tool call says how.
 //   ok | slow:<ms> | hang | crash | garbage | big:<bytes> | stderr:<text> | respond
+//   deaf (answers, then never reads stdin again) | flood:<lines> (that many stderr lines, then one of 10 KB)
 // Every other method answers continue (approvals: approved true).
 import { createInterface } from 'node:readline';
 
 const send = (m) => process.stdout.write(`${JSON.stringify(m)}\n`);
 process.stderr.write(`misbehaving-hook started pid=${process.pid}\n`);
 
-createInterface({ input: process.stdin }).on('line', (line) => {
+const input = createInterface({ input: process.stdin });
+input.on('line', (line) => {
   const msg = JSON.parse(line);
   if (msg.id === undefined) return;
   const reply = (result) => send({ jsonrpc: '2.0', id: msg.id, result });
@@ -33,6 +35,18 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       return reply({ action: 'respond', result: { for_llm: 'x'.repeat(Number(arg)) } });
     case 'stderr':
       process.stderr.write(`${arg}\n`);
+      return reply({ action: 'continue' });
+    case 'deaf':
+      reply({ action: 'continue' });
+      input.pause();
+      process.stdin.pause();
+      setInterval(() => {}, 60_000); // a paused stdin no longer keeps the process alive
+      return;
+    case 'flood':
+      process.stderr.write(
+        `${Array.from({ length: Number(arg) }, (_, i) => `flood line ${i}`).join('\n')}\n`,
+      );
+      process.stderr.write(`${'y'.repeat(10_000)}\n`);
       return reply({ action: 'continue' });
     case 'pid':
       return reply({ action: 'respond', result: { for_llm: String(process.pid) } });

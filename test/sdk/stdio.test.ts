@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineHook } from '../../src/sdk/index.js';
 import { MAX_REPLY_LINE_BYTES, serveStdio } from '../../src/sdk/stdio.js';
+import { unreadSocket } from '../helpers/unread-socket.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/weather-sdk.ts', import.meta.url));
 
@@ -245,4 +246,43 @@ describe('serveStdio in process', () => {
     expect(JSON.parse(h.out[0])).toEqual({ jsonrpc: '2.0', id: 2, result: { action: 'continue' } });
     await expect.poll(() => h.stderr(), { timeout: 5000 }).toMatch(/observer broke/);
   });
+});
+
+describe('serveStdio backpressure', () => {
+  it('stops reading requests while the host is not reading answers, and loses or reorders none', async () => {
+    const pipe = await unreadSocket();
+    const stdin = new PassThrough();
+    const answer = 'r'.repeat(256 * 1024);
+    const server = serveStdio(
+      { name: 'big', afterTool: () => ({ action: 'continue', reason: answer }) },
+      { stdin, stdout: pipe.writer, stderr: new PassThrough() },
+    );
+    const N = 200; // 50 MiB of answers, asked for one after another as a running host would
+    for (let id = 1; id <= N; id++) {
+      stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'hook.after_tool', params: {} })}\n`);
+      await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pipe.writer.writableLength).toBeLessThan(4 * 1024 * 1024);
+    expect(stdin.isPaused()).toBe(true);
+
+    // The host reads again: every answer arrives, in the order the calls were made.
+    const ids: number[] = [];
+    let buffer = '';
+    pipe.reader.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      let nl = buffer.indexOf('\n');
+      while (nl !== -1) {
+        ids.push(JSON.parse(buffer.slice(0, nl)).id);
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf('\n');
+      }
+    });
+    pipe.reader.resume();
+    await expect.poll(() => ids.length, { timeout: 15_000 }).toBe(N);
+    expect(ids).toEqual(Array.from({ length: N }, (_, i) => i + 1));
+    stdin.end();
+    await server.done;
+    pipe.close();
+  }, 30_000);
 });

@@ -1,0 +1,122 @@
+import { utf8Length } from '../core/ndjson.js';
+
+/** The slice of a Node Writable the queue needs: `write` says false when its buffer is full. */
+export interface DrainableSink {
+  write(text: string): boolean;
+  /** Bytes taken by the stream but not yet passed to the pipe. */
+  readonly writableLength: number;
+  once(event: 'drain', listener: () => void): unknown;
+  removeListener(event: 'drain', listener: () => void): unknown;
+}
+
+interface Entry {
+  text: string;
+  bytes: number;
+  resolve(): void;
+  reject(err: Error): void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+export class QueueDeadlineError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'QueueDeadlineError';
+  }
+}
+
+/**
+ * The gateway's side of a hook's stdin. A stream takes whatever it is given and holds it in memory
+ * until the pipe accepts it, so a hook that stops reading would make the gateway keep every call
+ * forever. Here messages go to the stream only while it is not full (`write()` returned true, or
+ * `'drain'` came since); the rest wait in order in this queue, where a message whose deadline passes
+ * is taken out again (its call has been answered by then) and its memory released. At most one
+ * message plus the stream's own small buffer ever sits out of reach in the stream.
+ */
+export class StdinQueue {
+  private readonly entries: Entry[] = [];
+  private queuedBytes = 0;
+  private full = false;
+  private stallTimer?: ReturnType<typeof setTimeout>;
+  private stopped = false;
+
+  constructor(
+    private readonly sink: DrainableSink,
+    /** Called once when the stream has stayed full this long (the hook stopped reading); 0: never. */
+    private readonly stallMs: number,
+    private readonly onstall: () => void,
+  ) {}
+
+  /** Bytes the gateway holds for this hook: its queue and what the stream has not passed on yet. */
+  get bytes(): number {
+    return this.queuedBytes + this.sink.writableLength;
+  }
+
+  /**
+   * Settles when the message is handed to the stream, or rejects when its deadline (ms from now)
+   * passes first or the queue is stopped.
+   */
+  send(text: string, deadlineMs?: number): Promise<void> {
+    if (this.stopped) return Promise.reject(new Error('hook stdin is closed'));
+    if (!this.full && this.entries.length === 0) {
+      this.write(text);
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const entry: Entry = { text, bytes: utf8Length(text), resolve, reject };
+      if (deadlineMs !== undefined) {
+        entry.timer = setTimeout(() => {
+          if (!this.remove(entry)) return;
+          reject(
+            new QueueDeadlineError(
+              `deadline passed after ${deadlineMs} ms while waiting for the hook's stdin`,
+            ),
+          );
+        }, deadlineMs);
+      }
+      this.entries.push(entry);
+      this.queuedBytes += entry.bytes;
+    });
+  }
+
+  /** The pipe is gone: what waits fails, nothing more is taken. */
+  stop(reason: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.stallTimer);
+    this.sink.removeListener('drain', this.drained);
+    const waiting = this.entries.splice(0);
+    this.queuedBytes = 0;
+    for (const e of waiting) {
+      clearTimeout(e.timer);
+      e.reject(new Error(reason));
+    }
+  }
+
+  private write(text: string): void {
+    if (this.sink.write(text)) return;
+    this.full = true;
+    this.sink.once('drain', this.drained);
+    if (this.stallMs > 0) this.stallTimer = setTimeout(this.onstall, this.stallMs);
+  }
+
+  private readonly drained = (): void => {
+    this.full = false;
+    clearTimeout(this.stallTimer);
+    while (!this.full && !this.stopped) {
+      const e = this.entries.shift();
+      if (!e) return;
+      clearTimeout(e.timer);
+      this.queuedBytes -= e.bytes;
+      this.write(e.text);
+      e.resolve();
+    }
+  };
+
+  private remove(entry: Entry): boolean {
+    const i = this.entries.indexOf(entry);
+    if (i === -1) return false;
+    this.entries.splice(i, 1);
+    this.queuedBytes -= entry.bytes;
+    return true;
+  }
+}
