@@ -54,9 +54,10 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
       hooks,
     });
   }
+  const s = doc.server;
+  const adminToken = compileAdminToken(s.admin_token, resolve, issues);
   if (issues.length > 0) throw new ConfigError(issues);
 
-  const s = doc.server;
   return {
     server: {
       host: s.host,
@@ -66,9 +67,34 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
       wsPingIntervalMs: s.ws_ping_interval_ms,
       tokenCacheSize: s.token_cache_size,
       logLevel: s.log_level,
+      adminToken,
     },
     tenants,
   };
+}
+
+const MIN_ADMIN_TOKEN_BYTES = 32;
+
+/** The admin token's value; a reference is required, so the token itself never sits in the file. */
+function compileAdminToken(
+  ref: string | undefined,
+  resolve: (ref: string, path: string) => string | undefined,
+  issues: ConfigIssue[],
+): string | undefined {
+  if (ref === undefined) return undefined;
+  const path = 'server.admin_token';
+  if (!ref.startsWith('env:') && !ref.startsWith('file:')) {
+    issues.push({ path, message: 'must be a secret reference (env:NAME or file:PATH), not the token' });
+    return undefined;
+  }
+  const value = resolve(ref, path);
+  if (value === undefined) return undefined;
+  const bytes = encoder.encode(value).length;
+  if (bytes < MIN_ADMIN_TOKEN_BYTES) {
+    issues.push({ path, message: `must be at least ${MIN_ADMIN_TOKEN_BYTES} bytes (got ${bytes})` });
+    return undefined;
+  }
+  return value;
 }
 
 function compileKey(

@@ -60,6 +60,8 @@ export interface ServerSettings {
   wsPingIntervalMs: number;
   tokenCacheSize: number;
   logLevel: string;
+  /** The admin routes' bearer token (resolved); undefined: admin routes disabled. */
+  adminToken?: string;
 }
 
 export interface GatewayConfig {

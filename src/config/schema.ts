@@ -125,6 +125,11 @@ export const serverSchema = z
     ws_ping_interval_ms: z.number().int().positive().default(30_000),
     token_cache_size: z.number().int().min(0).default(10_000),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * Bearer token for /metrics, /readyz details and POST /admin/reload: a secret reference
+     * (`env:NAME`, `file:PATH`), at least 32 bytes. Without it those routes are disabled.
+     */
+    admin_token: z.string().min(1).optional(),
   })
   .strict();
 

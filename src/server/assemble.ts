@@ -3,6 +3,7 @@ import type { HookBackend } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { type BackendFactories, buildBackends } from './backends.js';
 import { Gateway } from './gateway.js';
+import { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 
@@ -11,6 +12,8 @@ export interface AssembledGateway {
   backends: Map<HookRuntime, HookBackend>;
   gateway: Gateway;
   metrics: Metrics;
+  /** The snapshot the app and the gateway read per request; a reload replaces it. */
+  live: LiveConfig;
 }
 
 /**
@@ -40,6 +43,13 @@ export async function assembleGateway(
     ),
   );
   const metrics = new Metrics();
-  const gateway = new Gateway({ config, backends, log, metrics });
-  return { verifiers, backends, gateway, metrics };
+  const live = new LiveConfig({ config, verifiers, backends });
+  const gateway = new Gateway({ live, log, metrics });
+  if (!config.server.adminToken) {
+    log.warn(
+      {},
+      'admin routes disabled (/metrics, /readyz details, /admin/reload): set server.admin_token to enable them',
+    );
+  }
+  return { verifiers, backends, gateway, metrics, live };
 }

@@ -32,6 +32,7 @@ export class Metrics {
       'Requests refused by authentication or authorisation',
     );
     this.define('hookgate_ws_connections', 'gauge', 'Open WebSocket connections');
+    this.define('hookgate_config_reloads_total', 'counter', 'Config reloads, by outcome (ok, refused)');
   }
 
   private define(name: string, type: Family['type'], help: string): void {
