@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { compileConfig } from '../../src/config/compile.js';
 import type { GatewayConfig } from '../../src/config/runtime.js';
+import { nodeSecretResolver } from '../../src/node/config-loader.js';
 import { createNodeLogger } from '../../src/node/logger.js';
 import { type RunningGateway, startGateway } from '../../src/node/server.js';
 import { signDevToken } from '../../src/node/token.js';
@@ -46,14 +47,18 @@ export interface TestGateway extends RunningGateway {
 let nextId = 1;
 
 /** A real gateway on 127.0.0.1 (random port) with its logs captured. */
+export function compileTestConfig(doc: { server?: object; tenants: Record<string, unknown> }): GatewayConfig {
+  return compileConfig(
+    { server: { port: 0, log_level: 'debug', ...doc.server }, tenants: doc.tenants },
+    nodeSecretResolver(REPO),
+  );
+}
+
 export async function startTestGateway(
   doc: { server?: object; tenants: Record<string, unknown> },
-  start: { wsHighWaterBytes?: number } = {},
+  start: { wsHighWaterBytes?: number; loadConfig?: () => GatewayConfig } = {},
 ): Promise<TestGateway> {
-  const config = compileConfig(
-    { server: { port: 0, log_level: 'debug', ...doc.server }, tenants: doc.tenants },
-    (r) => r,
-  );
+  const config = compileTestConfig(doc);
   const logs = new LogCapture();
   const running = await startGateway({
     config,
