@@ -77,11 +77,11 @@ async function call(hook: string, tool: string, bearer?: string): Promise<{ stat
 
 const pidOf = async (hook: string) => (await call(hook, 'pid')).body.result.result.for_llm as string;
 
-async function waitFor<T>(f: () => T | Promise<T>, what: string, ms = 20_000): Promise<T> {
+async function waitFor<T>(f: () => T | Promise<T>, what: string, ms = 20_000): Promise<NonNullable<T>> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await f();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
