@@ -90,6 +90,9 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
         ],
       });
     }
+    if (closing) {
+      return Promise.resolve({ ok: false, issues: [{ path: '', message: 'the gateway is shutting down' }] });
+    }
     return reloader.reload(loadConfig);
   };
   const app = createApp({
@@ -141,6 +144,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       wss.close();
       keepalive.stop();
       if ('closeAllConnections' in server) server.closeAllConnections();
+      await reloader.settled();
       await Promise.all(live.allBackends().map((b) => b.close()));
       await stopped;
     })());

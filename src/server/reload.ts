@@ -63,6 +63,11 @@ export class Reloader {
     return run;
   }
 
+  /** Resolves when no reload is under way (shutdown waits for one, so it closes what it started). */
+  settled(): Promise<void> {
+    return this.chain.then(() => undefined);
+  }
+
   private async run(load: () => GatewayConfig | Promise<GatewayConfig>): Promise<ReloadOutcome> {
     const { log, metrics } = this.deps;
     let prepared: Prepared;

@@ -169,6 +169,17 @@ describe('config reload on a running gateway', () => {
     // The unchanged hook kept its process; the changed one got a new one.
     expect(await pidOf('stay')).toBe(stayPid);
     expect(await pidOf('change')).not.toBe(changePid);
+    // The replaced process is stopped once its calls are answered (here: none were in flight).
+    const alive = (pid: string) => {
+      try {
+        process.kill(Number(pid), 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(() => !alive(changePid), 'the replaced hook process to exit', 10_000);
+    expect(alive(stayPid)).toBe(true);
     // The token signed by the removed key is refused, although it was cached.
     expect((await call('stay', 'ok', byK2)).status).toBe(401);
     expect((await call('stay', 'ok')).status).toBe(200);
