@@ -1,5 +1,6 @@
 import type WebSocket from 'ws';
 import { JsonRpcPeer, PeerError } from '../core/peer.js';
+import { closeReaction } from '../lib/close-codes.js';
 import { Method } from '../protocol/methods.js';
 import { WsConnector } from './ws-connect.js';
 import type { BridgeLog } from './log.js';
@@ -18,6 +19,13 @@ export interface WsUpstreamOptions {
   /** Called when the gateway answers the upgrade with plain HTTP (auto mode then uses HTTP POST). */
   onNoWebSocket?: (error: UpstreamError) => void;
 }
+
+/** What the log says next to a close, by how the bridge reacts to it. */
+const HINTS = {
+  reconnect: undefined,
+  reauthenticate: { hint: 'the token is no longer accepted; set a fresh HOOKGATE_TOKEN' },
+  give_up: { hint: 'the gateway no longer serves this hook; check its config (retrying in the background)' },
+} as const;
 
 export type WsPhase = 'idle' | 'connecting' | 'open' | 'down' | 'stopped';
 
@@ -182,14 +190,13 @@ export class WsUpstream implements Upstream {
     this.peer = undefined;
     this.transport = undefined;
     if (this.state === 'stopped') return;
-    // 1008 is how the gateway says the token expired: retrying with the same token will get a 401.
-    const auth = code === 1008;
+    // Only a close that says the token is no longer good (expired, its key removed) makes calls
+    // fail as a refusal; a slow-consumer close or a restart is reconnected as any dropped socket.
+    const reaction = closeReaction(code);
+    const auth = reaction === 'reauthenticate';
     const text = `connection to the gateway closed (${code}${reason ? ` ${reason}` : ''})`;
     this.lastFailure = new UpstreamError(auth ? 'UPSTREAM_AUTH' : 'UPSTREAM_CLOSED', text);
-    this.options.log.warn(
-      text,
-      auth ? { hint: 'the token was refused; set a fresh HOOKGATE_TOKEN' } : undefined,
-    );
+    this.options.log.warn(text, HINTS[reaction]);
     this.state = 'down';
     this.scheduleReconnect();
   }

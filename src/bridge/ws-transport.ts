@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { Transport } from '../core/transport.js';
+import { CloseCode, describeCloseCode } from '../lib/close-codes.js';
 import { sendCoalesced } from '../node/coalesce-writes.js';
 
 export interface WsClientHooks {
@@ -70,7 +71,7 @@ export class WsClientTransport implements Transport {
         clearTimeout(timer);
         resolve();
       });
-      this.ws.close(1000, 'bridge stopping');
+      this.ws.close(CloseCode.Normal, 'bridge stopping');
     });
   }
 }
@@ -97,14 +98,6 @@ function keepAlive(ws: WebSocket, intervalMs: number, ondead: () => void): Retur
 
 /** A close code in words, for the failure reason PicoClaw logs and the bridge's own log. */
 export function describeClose(code: number, reason: string): string {
-  const known: Record<number, string> = {
-    1000: 'closed by the gateway',
-    1001: 'gateway is shutting down',
-    1006: 'connection lost',
-    1008: 'gateway closed the connection (policy)',
-    1009: 'message too big for the gateway',
-    1011: 'gateway error',
-  };
-  const words = known[code] ?? 'connection closed';
+  const words = describeCloseCode(code);
   return reason ? `${words} (${code} ${reason})` : `${words} (${code})`;
 }

@@ -74,6 +74,7 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
     const value = resolve(s.redis_url, 'server.redis_url');
     if (value !== undefined) redisUrl = checkRedisUrl(value, 'server.redis_url', issues);
   }
+  const adminToken = compileAdminToken(s.admin_token, resolve, issues);
   if (issues.length > 0) throw new ConfigError(issues);
 
   return {
@@ -86,9 +87,34 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
       tokenCacheSize: s.token_cache_size,
       logLevel: s.log_level,
       redisUrl,
+      adminToken,
     },
     tenants,
   };
+}
+
+const MIN_ADMIN_TOKEN_BYTES = 32;
+
+/** The admin token's value; a reference is required, so the token itself never sits in the file. */
+function compileAdminToken(
+  ref: string | undefined,
+  resolve: (ref: string, path: string) => string | undefined,
+  issues: ConfigIssue[],
+): string | undefined {
+  if (ref === undefined) return undefined;
+  const path = 'server.admin_token';
+  if (!ref.startsWith('env:') && !ref.startsWith('file:')) {
+    issues.push({ path, message: 'must be a secret reference (env:NAME or file:PATH), not the token' });
+    return undefined;
+  }
+  const value = resolve(ref, path);
+  if (value === undefined) return undefined;
+  const bytes = encoder.encode(value).length;
+  if (bytes < MIN_ADMIN_TOKEN_BYTES) {
+    issues.push({ path, message: `must be at least ${MIN_ADMIN_TOKEN_BYTES} bytes (got ${bytes})` });
+    return undefined;
+  }
+  return value;
 }
 
 function compileKey(

@@ -79,6 +79,8 @@ export interface ServerSettings {
   logLevel: string;
   /** Resolved (may hold a password): never log it. */
   redisUrl?: string;
+  /** The admin routes' bearer token (resolved); undefined: admin routes disabled. */
+  adminToken?: string;
 }
 
 export interface GatewayConfig {

@@ -168,6 +168,11 @@ export const serverSchema = z
      * it may carry a password). Absent: each process limits on its own.
      */
     redis_url: z.string().min(1).optional(),
+    /**
+     * Bearer token for /metrics, /readyz details and POST /admin/reload: a secret reference
+     * (`env:NAME`, `file:PATH`), at least 32 bytes. Without it those routes are disabled.
+     */
+    admin_token: z.string().min(1).optional(),
   })
   .strict();
 

@@ -79,7 +79,20 @@ async function serveCommand(argv: string[]): Promise<number> {
   } else {
     loaded = loadConfigFile(values.config!);
   }
-  const running = await startGateway({ ...loaded, host: values.host, port });
+  const file = demo ? undefined : values.config;
+  const running = await startGateway({
+    ...loaded,
+    host: values.host,
+    port,
+    loadConfig: file === undefined ? undefined : () => loadConfigFile(file).config,
+  });
+  // SIGHUP re-reads the config file (as POST /admin/reload does); the outcome is logged.
+  const onHangup = () => {
+    running.reload().catch((err: unknown) => {
+      process.stderr.write(`reload failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
+  };
+  process.on('SIGHUP', onHangup);
   if (demo) {
     const tenant = loaded.config.tenants.get('demo')!;
     const token = await signDevToken(tenant, { hooks: ['weather'], ttlSeconds: 3600 });
@@ -113,6 +126,7 @@ async function serveCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  process.off('SIGHUP', onHangup);
   await running.close();
   return 0;
 }

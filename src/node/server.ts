@@ -5,13 +5,17 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { StdioBackend } from '../backends/stdio.js';
 import type { HookBackend } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import { CloseCode } from '../lib/close-codes.js';
 import { createApp } from '../server/app.js';
 import { WS_PROTOCOL } from '../server/auth.js';
 import { assembleGateway } from '../server/assemble.js';
+import type { BackendFactories } from '../server/backends.js';
 import type { Gateway } from '../server/gateway.js';
+import type { LiveConfig } from '../server/live-config.js';
 import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
-import { CloseCode, type WsSession } from '../server/ws-session.js';
+import { type ReloadOutcome, Reloader } from '../server/reload.js';
+import type { WsSession } from '../server/ws-session.js';
 import { resolvePath } from './config-loader.js';
 import { redisLimiterFactory } from './redis-limiter.js';
 import { createNodeLogger } from './logger.js';
@@ -26,6 +30,11 @@ export interface StartOptions {
   log?: Logger;
   /** Output buffered per socket before the gateway stops reading from it (backpressure). */
   wsHighWaterBytes?: number;
+  /**
+   * Where a reload (SIGHUP, POST /admin/reload) gets the new config: the same file, read again.
+   * Without it reload answers that there is no config file to re-read.
+   */
+  loadConfig?: () => GatewayConfig | Promise<GatewayConfig>;
 }
 
 export interface RunningGateway {
@@ -33,8 +42,12 @@ export interface RunningGateway {
   port: number;
   gateway: Gateway;
   metrics: Metrics;
+  /** The backends the gateway started with; after a reload, `live.current.backends`. */
   backends: ReadonlyMap<HookRuntime, HookBackend>;
+  live: LiveConfig;
   sessions: ReadonlySet<WsSession>;
+  /** Re-reads the config (see StartOptions.loadConfig) and applies it; a bad one changes nothing. */
+  reload(): Promise<ReloadOutcome>;
   close(): Promise<void>;
 }
 
@@ -46,41 +59,55 @@ const CLOSE_GRACE_MS = 1_000;
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
   const { config, baseDir } = opts;
   const log = opts.log ?? createNodeLogger(config.server.logLevel);
-  const { verifiers, backends, gateway, metrics, limiter } = await assembleGateway(
-    config,
-    {
-      loadModule: (spec) => import(pathToFileURL(resolvePath(baseDir, spec)).href),
-      createStdio: (hook, ctx) => {
-        const b = hook.backend as Extract<HookRuntime['backend'], { type: 'stdio' }>;
-        return new StdioBackend(
-          {
-            command: b.command,
-            env: b.env,
-            cwd: b.cwd ? resolvePath(baseDir, b.cwd) : baseDir,
-            inheritEnv: b.inherit_env,
-            maxLineBytes: config.server.maxBodyBytes,
-            maxQueuedBytes: b.max_queued_bytes,
-            stdinStallMs: b.stdin_stall_ms,
-            stderr: {
-              burstLines: b.stderr?.burst_lines,
-              linesPerSecond: b.stderr?.lines_per_second,
-              maxLineBytes: b.stderr?.max_line_bytes,
-            },
+  const factories: BackendFactories = {
+    loadModule: (spec) => import(pathToFileURL(resolvePath(baseDir, spec)).href),
+    createStdio: (hook, ctx) => {
+      const b = hook.backend as Extract<HookRuntime['backend'], { type: 'stdio' }>;
+      return new StdioBackend(
+        {
+          command: b.command,
+          env: b.env,
+          cwd: b.cwd ? resolvePath(baseDir, b.cwd) : baseDir,
+          inheritEnv: b.inherit_env,
+          maxLineBytes: config.server.maxBodyBytes,
+          maxQueuedBytes: b.max_queued_bytes,
+          stdinStallMs: b.stdin_stall_ms,
+          stderr: {
+            burstLines: b.stderr?.burst_lines,
+            linesPerSecond: b.stderr?.lines_per_second,
+            maxLineBytes: b.stderr?.max_line_bytes,
           },
-          ctx,
-        );
-      },
+        },
+        ctx,
+      );
     },
-    log,
-    { createLimiter: redisLimiterFactory(config) },
-  );
+  };
+  const { backends, gateway, metrics, live, limiter } = await assembleGateway(config, factories, log, {
+    createLimiter: redisLimiterFactory(config),
+  });
   const keepalive = new Keepalive(config.server.wsPingIntervalMs);
   const sessions = new Set<WsSession>();
   const highWater = opts.wsHighWaterBytes ?? 4 * 1024 * 1024;
+  const reloader = new Reloader({ live, factories, log, metrics, sessions });
+  const loadConfig = opts.loadConfig;
+  const reload = (): Promise<ReloadOutcome> => {
+    if (!loadConfig) {
+      log.warn({}, 'reload asked for, but this gateway was not started from a config file');
+      return Promise.resolve({
+        ok: false,
+        issues: [
+          { path: '', message: 'this gateway was not started from a config file; nothing to re-read' },
+        ],
+      });
+    }
+    if (closing) {
+      return Promise.resolve({ ok: false, issues: [{ path: '', message: 'the gateway is shutting down' }] });
+    }
+    return reloader.reload(loadConfig);
+  };
   const app = createApp({
-    config,
+    live,
     gateway,
-    verifiers,
     log,
     metrics,
     upgradeWebSocket,
@@ -88,6 +115,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     bufferedAmount: (raw) => (raw as WebSocket).bufferedAmount,
     wsHighWaterBytes: highWater,
     onSocketOpen: (raw, session) => keepalive.add(raw as WebSocket, session),
+    reload,
   });
 
   const wss = new WebSocketServer({
@@ -126,12 +154,13 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       wss.close();
       keepalive.stop();
       if ('closeAllConnections' in server) server.closeAllConnections();
-      await Promise.all([...backends.values()].map((b) => b.close()));
-      await limiter?.close?.();
+      await reloader.settled();
+      await Promise.all(live.allBackends().map((b) => b.close()));
+      await limiter.close?.();
       await stopped;
     })());
 
-  return { url, port, gateway, metrics, backends, sessions, close };
+  return { url, port, gateway, metrics, backends, live, sessions, reload, close };
 }
 
 /**

@@ -1,23 +1,24 @@
 import { type Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
-import type { TenantVerifier } from '../auth/verifier.js';
-import type { GatewayConfig } from '../config/runtime.js';
 import { parseMessage } from '../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
-import { type AuthVariables, requireHookAccess } from './auth.js';
+import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
+import { type AuthVariables, extractToken, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
+import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
+import type { ReloadOutcome } from './reload.js';
 import { type SessionSocket, WsSession } from './ws-session.js';
 
 export interface AppDeps {
-  config: GatewayConfig;
+  /** The current config, verifiers and backends; read per request, swapped by a reload. */
+  live: LiveConfig;
   gateway: Gateway;
-  verifiers: ReadonlyMap<string, TenantVerifier>;
   log: Logger;
   metrics: Metrics;
   /** The runtime's WebSocket upgrade helper (Node: @hono/node-server, Workers: hono/cloudflare-workers). */
@@ -27,8 +28,10 @@ export interface AppDeps {
   /** Output queued on a socket (runtime-specific); with wsHighWaterBytes, bounds what a slow reader costs. */
   bufferedAmount?: (raw: unknown) => number;
   wsHighWaterBytes?: number;
-  /** Open sessions, for graceful shutdown. */
+  /** Open sessions, for graceful shutdown and reload. */
   sessions?: Set<WsSession>;
+  /** Re-reads the config (POST /admin/reload); absent where config comes by redeploy (Workers). */
+  reload?: () => Promise<ReloadOutcome>;
 }
 
 type Env = { Variables: AuthVariables & { idSent?: boolean } };
@@ -72,7 +75,9 @@ class ContextSocket implements SessionSocket {
  * Response out); Node and Workers entries wrap it with their own serving and WebSocket glue.
  */
 export function createApp(deps: AppDeps): Hono<Env> {
-  const { config, gateway, log, metrics } = deps;
+  const { live, gateway, log, metrics } = deps;
+  // Server settings apply at start only (a reload reports changed ones as needing a restart).
+  const server = live.current.config.server;
   const app = new Hono<Env>();
   const openapi = buildOpenApiDocument();
 
@@ -117,16 +122,45 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.notFound((c) => c.json({ error: { code: 'not_found', message: 'no such route' } }, 404));
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  // Which tenants and hooks exist is as private as the tenants' tokens: without the admin token,
+  // /readyz says only whether the gateway is ready.
   app.get('/readyz', (c) => {
+    const access = adminAccess(live, c.req.raw.headers);
+    if (access === 'refused') throw adminRefusal(access);
+    const { config, backends } = live.current;
     const notReady: string[] = [];
     for (const tenant of config.tenants.values()) {
       for (const hook of tenant.hooks.values()) {
-        if (!gateway.backendOf(hook)?.ready()) notReady.push(`${tenant.name}/${hook.name}`);
+        if (!backends.get(hook)?.ready()) notReady.push(`${tenant.name}/${hook.name}`);
       }
     }
-    return c.json({ ready: notReady.length === 0, not_ready: notReady }, notReady.length === 0 ? 200 : 503);
+    const ready = notReady.length === 0;
+    return c.json(access === 'granted' ? { ready, not_ready: notReady } : { ready }, ready ? 200 : 503);
   });
-  app.get('/metrics', (c) => c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
+  const admin = requireAdmin(live);
+  app.get('/metrics', admin, (c) =>
+    c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }),
+  );
+  app.post('/admin/reload', admin, async (c) => {
+    if (!deps.reload) {
+      throw httpError(
+        501,
+        'not_implemented',
+        'config reload is not available on this runtime (a Worker gets its config by redeploy)',
+      );
+    }
+    const outcome = await deps.reload();
+    if (!outcome.ok) {
+      return c.json(
+        {
+          error: { code: 'config_invalid', message: 'the new config is invalid; nothing changed' },
+          issues: outcome.issues.map((i) => ({ path: i.path || '(root)', message: i.message })),
+        },
+        400,
+      );
+    }
+    return c.json({ reloaded: true, ...outcome.summary });
+  });
   app.get('/openapi.json', (c) => c.json(openapi));
   app.get('/docs', (c) =>
     c.html(
@@ -137,7 +171,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     ),
   );
 
-  const access = requireHookAccess(deps.verifiers, (t, h) => gateway.hook(t, h), metrics);
+  const access = requireHookAccess(live, metrics);
   const base = '/v1/tenants/:tenant/hooks/:hook';
 
   app.get(`${base}/ws`, access, async (c, next) => {
@@ -147,15 +181,17 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const principal = c.get('principal');
     const hook = c.get('hook');
     const connectionId = c.get('requestId');
+    const token = extractToken(c.req.raw.headers);
     let session: WsSession | undefined;
     let cleanup: (() => void) | undefined;
     const handler = deps.upgradeWebSocket(() => ({
       onOpen(_evt: Event, ws: WSContext) {
         session = new WsSession(new ContextSocket(ws, deps.bufferedAmount), gateway, principal, hook, {
-          maxInFlight: config.server.maxInFlight,
+          maxInFlight: server.maxInFlight,
           log,
           connectionId,
           highWaterBytes: deps.wsHighWaterBytes,
+          token,
         });
         deps.sessions?.add(session);
         metrics.inc('hookgate_ws_connections', {}, 1);
@@ -198,13 +234,13 @@ export function createApp(deps: AppDeps): Hono<Env> {
       on_failure: hook.onFailure,
       timeout_ms: hook.timeoutMs,
       approval_timeout_ms: hook.approvalTimeoutMs,
-      limits: { max_body_bytes: config.server.maxBodyBytes, max_in_flight: config.server.maxInFlight },
+      limits: { max_body_bytes: server.maxBodyBytes, max_in_flight: server.maxInFlight },
       backend: { type: hook.backend.type, ready: backend?.ready() ?? false },
     });
   });
 
   app.post(base, access, async (c) => {
-    const text = await readBodyLimited(c, config.server.maxBodyBytes);
+    const text = await readBodyLimited(c, server.maxBodyBytes);
     const parsed = parseMessage(text);
     if (!parsed.ok) return c.json(parsed.response);
     const response = await gateway.respond(

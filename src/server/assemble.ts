@@ -6,6 +6,7 @@ import { LocalLimiter } from '../limits/local.js';
 import type { CallLimiter } from '../limits/types.js';
 import { type BackendFactories, buildBackends } from './backends.js';
 import { Gateway } from './gateway.js';
+import { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 
@@ -14,8 +15,10 @@ export interface AssembledGateway {
   backends: Map<HookRuntime, HookBackend>;
   gateway: Gateway;
   metrics: Metrics;
-  /** The limiter the gateway consults (undefined when no tenant or hook has limits); close it last. */
-  limiter?: CallLimiter;
+  /** The limiter the gateway consults for hooks with limits; close it last. */
+  limiter: CallLimiter;
+  /** The snapshot the app and the gateway read per request; a reload replaces it. */
+  live: LiveConfig;
 }
 
 export interface AssembleOptions {
@@ -51,9 +54,17 @@ export async function assembleGateway(
         ),
     ),
   );
-  const limited = [...config.tenants.values()].some((t) => [...t.hooks.values()].some((h) => h.limits));
-  const limiter = limited ? (opts.createLimiter?.({ metrics, log }) ?? new LocalLimiter()) : undefined;
-  const limits = limiter ? new LimitGate(limiter, metrics, log) : undefined;
-  const gateway = new Gateway({ config, backends, log, metrics, limits });
-  return { verifiers, backends, gateway, metrics, limiter };
+  // Always there, so a reload that adds limits finds them enforced; hooks without limits never
+  // consult it (one field check per call).
+  const limiter = opts.createLimiter?.({ metrics, log }) ?? new LocalLimiter();
+  const limits = new LimitGate(limiter, metrics, log);
+  const live = new LiveConfig({ config, verifiers, backends });
+  const gateway = new Gateway({ live, log, metrics, limits });
+  if (!config.server.adminToken) {
+    log.warn(
+      {},
+      'admin routes disabled (/metrics, /readyz details, /admin/reload): set server.admin_token to enable them',
+    );
+  }
+  return { verifiers, backends, gateway, metrics, limiter, live };
 }

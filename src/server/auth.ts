@@ -4,6 +4,7 @@ import { mayCallHook, type Principal } from '../auth/principal.js';
 import type { TenantVerifier } from '../auth/verifier.js';
 import type { HookRuntime } from '../config/runtime.js';
 import { httpError, unauthorized } from './errors.js';
+import type { LiveConfig } from './live-config.js';
 import type { Metrics } from './metrics.js';
 
 export const WS_PROTOCOL = 'hookgate.v1';
@@ -46,11 +47,13 @@ function countFailure(
 }
 
 export function requireHookAccess(
-  verifiers: ReadonlyMap<string, TenantVerifier>,
-  hooks: (tenant: string, hook: string) => HookRuntime | undefined,
+  live: LiveConfig,
   metrics: Metrics,
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async function hookAccess(c, next) {
+    // One snapshot for the whole check: the keys that verify the token and the hook it reaches
+    // come from the same config, even when a reload lands while the token is being verified.
+    const { verifiers, config } = live.current;
     const tenant = c.req.param('tenant') ?? '';
     const hookName = c.req.param('hook') ?? '';
     const token = extractToken(c.req.raw.headers);
@@ -89,7 +92,7 @@ export function requireHookAccess(
       countFailure(metrics, verifiers, tenant, 'hook_not_allowed');
       throw httpError(403, 'forbidden', `token does not allow hook "${hookName}"`);
     }
-    const hook = hooks(tenant, hookName);
+    const hook = config.tenants.get(tenant)?.hooks.get(hookName);
     if (!hook) throw httpError(404, 'not_found', `tenant has no hook "${hookName}"`);
     c.set('principal', principal);
     c.set('hook', hook);

@@ -1,7 +1,7 @@
 import { HttpBackend } from '../backends/http.js';
 import { ModuleBackend } from '../backends/module.js';
 import type { BackendContext, HookBackend } from '../backends/types.js';
-import { ConfigError } from '../config/errors.js';
+import { type ConfigIssue, ConfigError } from '../config/errors.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { type HookObject, isHookObject } from '../protocol/hook-object.js';
 import type { Logger } from './logger.js';
@@ -17,7 +17,8 @@ export interface BackendFactories {
 
 /**
  * Builds one backend per configured hook, failing at load (with the config path) for a module
- * that is not a hook object or a backend type this runtime cannot host.
+ * that is not a hook object or a backend type this runtime cannot host. Every bad hook is reported,
+ * not only the first.
  */
 export async function buildBackends(
   config: GatewayConfig,
@@ -25,51 +26,73 @@ export async function buildBackends(
   log: Logger,
   metrics?: Metrics,
 ): Promise<Map<HookRuntime, HookBackend>> {
+  const hooks = [...config.tenants.values()].flatMap((t) => [...t.hooks.values()]);
+  return buildHookBackends(hooks, f, log, metrics);
+}
+
+/** Builds (does not start) a backend for each of `hooks`; one ConfigError names every failure. */
+export async function buildHookBackends(
+  hooks: Iterable<HookRuntime>,
+  f: BackendFactories,
+  log: Logger,
+  metrics?: Metrics,
+): Promise<Map<HookRuntime, HookBackend>> {
   const out = new Map<HookRuntime, HookBackend>();
-  for (const tenant of config.tenants.values()) {
-    for (const hook of tenant.hooks.values()) {
-      const path = `tenants.${tenant.name}.hooks.${hook.name}.backend`;
-      const ctx: BackendContext = { tenant: tenant.name, hook: hook.name, modes: [...hook.modeList], log };
-      if (metrics) {
-        const labels = { tenant: tenant.name, hook: hook.name };
-        const stderrDropped = metrics.counter('hookgate_hook_stderr_dropped_lines_total', labels);
-        ctx.count = (counter, by) => {
-          if (counter === 'hook_stderr_dropped_lines') stderrDropped(by);
-        };
-      }
-      const b = hook.backend;
-      if (b.type === 'module') {
-        let mod: unknown;
-        try {
-          mod = await f.loadModule(b.module);
-        } catch (err) {
-          throw new ConfigError([
-            { path: `${path}.module`, message: `cannot load: ${(err as Error).message}` },
-          ]);
-        }
-        const obj = (mod as { default?: unknown })?.default ?? mod;
-        if (!isHookObject(obj)) {
-          throw new ConfigError([{ path: `${path}.module`, message: 'default export is not a hook object' }]);
-        }
-        out.set(hook, new ModuleBackend(obj as HookObject, ctx));
-      } else if (b.type === 'http') {
-        try {
-          out.set(
-            hook,
-            new HttpBackend(
-              { url: b.url, secrets: b.secrets, timeoutMs: b.timeout_ms ?? hook.timeoutMs, fetch: f.fetch },
-              ctx,
-            ),
-          );
-        } catch (err) {
-          throw new ConfigError([{ path: `${path}.secret`, message: (err as Error).message }]);
-        }
-      } else {
-        if (!f.createStdio)
-          throw new ConfigError([{ path: `${path}.type`, message: 'stdio backends need the Node runtime' }]);
-        out.set(hook, f.createStdio(hook, ctx));
-      }
+  const issues: ConfigIssue[] = [];
+  for (const hook of hooks) {
+    try {
+      out.set(hook, await buildBackend(hook, f, log, metrics));
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      issues.push(...err.issues);
     }
   }
+  if (issues.length > 0) throw new ConfigError(issues);
   return out;
+}
+
+async function buildBackend(
+  hook: HookRuntime,
+  f: BackendFactories,
+  log: Logger,
+  metrics?: Metrics,
+): Promise<HookBackend> {
+  const path = `tenants.${hook.tenant}.hooks.${hook.name}.backend`;
+  const ctx: BackendContext = { tenant: hook.tenant, hook: hook.name, modes: [...hook.modeList], log };
+  if (metrics) {
+    const stderrDropped = metrics.counter('hookgate_hook_stderr_dropped_lines_total', {
+      tenant: hook.tenant,
+      hook: hook.name,
+    });
+    ctx.count = (counter, by) => {
+      if (counter === 'hook_stderr_dropped_lines') stderrDropped(by);
+    };
+  }
+  const b = hook.backend;
+  if (b.type === 'module') {
+    let mod: unknown;
+    try {
+      mod = await f.loadModule(b.module);
+    } catch (err) {
+      throw new ConfigError([{ path: `${path}.module`, message: `cannot load: ${(err as Error).message}` }]);
+    }
+    const obj = (mod as { default?: unknown })?.default ?? mod;
+    if (!isHookObject(obj)) {
+      throw new ConfigError([{ path: `${path}.module`, message: 'default export is not a hook object' }]);
+    }
+    return new ModuleBackend(obj as HookObject, ctx);
+  }
+  if (b.type === 'http') {
+    try {
+      return new HttpBackend(
+        { url: b.url, secrets: b.secrets, timeoutMs: b.timeout_ms ?? hook.timeoutMs, fetch: f.fetch },
+        ctx,
+      );
+    } catch (err) {
+      throw new ConfigError([{ path: `${path}.secret`, message: (err as Error).message }]);
+    }
+  }
+  if (!f.createStdio)
+    throw new ConfigError([{ path: `${path}.type`, message: 'stdio backends need the Node runtime' }]);
+  return f.createStdio(hook, ctx);
 }

@@ -9,6 +9,7 @@ export type HttpErrorCode =
   | 'too_many_requests'
   | 'unavailable'
   | 'bad_request'
+  | 'not_implemented'
   | 'internal';
 
 /**

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import { BackendError, type HookBackend } from '../backends/types.js';
-import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import type { HookRuntime } from '../config/runtime.js';
 import {
   ErrorCode,
   failure,
@@ -24,6 +24,7 @@ import {
 } from '../policy/index.js';
 import type { LimitGate } from '../limits/gate.js';
 import { Refusal } from '../limits/types.js';
+import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -41,8 +42,8 @@ export interface AuditEvent {
 }
 
 export interface GatewayDeps {
-  config: GatewayConfig;
-  backends: ReadonlyMap<HookRuntime, HookBackend>;
+  /** The current config and backends; a reload swaps them under the gateway. */
+  live: LiveConfig;
   log: Logger;
   metrics: Metrics;
   /** Tenant and hook limits; consulted only for hooks that have limits. */
@@ -58,19 +59,20 @@ const GUARD_MS = 50;
  */
 export class Gateway {
   private readonly policies = new WeakMap<Principal, Map<HookRuntime, EffectivePolicy>>();
-  private readonly defaultPolicies = new Map<HookRuntime, EffectivePolicy>();
+  /** Weak: a hook a reload replaced takes its cached policy and counters with it. */
+  private readonly defaultPolicies = new WeakMap<HookRuntime, EffectivePolicy>();
   /** hookgate_calls_total per hook, method and outcome, rendered once rather than per call. */
-  private readonly callCounters = new Map<HookRuntime, Map<string, Map<string, (by?: number) => void>>>();
+  private readonly callCounters = new WeakMap<HookRuntime, Map<string, Map<string, (by?: number) => void>>>();
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {}
 
   hook(tenant: string, hook: string): HookRuntime | undefined {
-    return this.deps.config.tenants.get(tenant)?.hooks.get(hook);
+    return this.deps.live.hook(tenant, hook);
   }
 
   backendOf(hook: HookRuntime): HookBackend | undefined {
-    return this.deps.backends.get(hook);
+    return this.deps.live.backendOf(hook);
   }
 
   /** Stop taking new calls (shutdown); calls in flight still finish. */
@@ -236,7 +238,8 @@ export class Gateway {
       this.countCall(hook, method, 'mode_not_granted');
       return answer;
     }
-    const backend = this.deps.backends.get(hook);
+    const live = this.deps.live;
+    const backend = live.backendOf(hook);
     const shown = hook.grants.conversationAccess
       ? original
       : (minimiseParams(method, original) as Record<string, unknown>);
@@ -244,10 +247,16 @@ export class Gateway {
     let raw: unknown;
     try {
       if (!backend) throw new BackendError('BACKEND_UNAVAILABLE', 'no backend');
-      const pending = backend.call(method, shown, timeoutMs);
-      // A module backend keeps its own deadline in this process (and aborts the hook's signal at it);
-      // the others get a guard in case their I/O never settles.
-      raw = await (backend.kind === 'module' ? pending : withDeadline(pending, timeoutMs + GUARD_MS));
+      // Counted, so a backend a reload retires is closed only after its calls are answered.
+      live.callStarted(backend);
+      try {
+        const pending = backend.call(method, shown, timeoutMs);
+        // A module backend keeps its own deadline in this process (and aborts the hook's signal at
+        // it); the others get a guard in case their I/O never settles.
+        raw = await (backend.kind === 'module' ? pending : withDeadline(pending, timeoutMs + GUARD_MS));
+      } finally {
+        live.callEnded(backend);
+      }
     } catch (err) {
       return this.failed(policy, method, err, requestId);
     }
@@ -326,7 +335,7 @@ export class Gateway {
 
   private deliverEvent(hook: HookRuntime, method: string, params: unknown): void {
     const labels = { tenant: hook.tenant, hook: hook.name };
-    const backend = this.deps.backends.get(hook);
+    const backend = this.deps.live.backendOf(hook);
     if (!isEventMethod(method) || !hook.modes.has('observe') || !backend) {
       this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'dropped' });
       return;

@@ -48,6 +48,7 @@ export class Metrics {
       'counter',
       'Lines of hook stderr dropped by the per-hook rate limit',
     );
+    this.define('hookgate_config_reloads_total', 'counter', 'Config reloads, by outcome (ok, refused)');
   }
 
   private define(name: string, type: Family['type'], help: string): void {

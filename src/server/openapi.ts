@@ -64,6 +64,55 @@ const authErrors = {
   404: { description: 'The tenant has no such hook', content: { 'application/json': { schema: ErrorBody } } },
 };
 
+const adminErrors = {
+  401: {
+    description: 'Missing or wrong admin token (WWW-Authenticate: Bearer)',
+    content: { 'application/json': { schema: ErrorBody } },
+  },
+  403: {
+    description: 'Admin routes are disabled: no server.admin_token is configured',
+    content: { 'application/json': { schema: ErrorBody } },
+  },
+};
+
+const Readiness = z
+  .object({
+    ready: z.boolean(),
+    not_ready: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'tenant/hook of every backend not ready; only with the admin token' }),
+  })
+  .openapi('Readiness');
+
+const ReloadSummary = z
+  .object({
+    reloaded: z.literal(true),
+    tenants: z.object({
+      added: z.array(z.string()),
+      removed: z.array(z.string()),
+      auth_changed: z.array(z.string()),
+    }),
+    hooks: z.object({
+      added: z.array(z.string()),
+      removed: z.array(z.string()),
+      changed: z.array(z.string()),
+      unchanged: z.array(z.string()),
+    }),
+    admin_token: z.enum(['unchanged', 'changed', 'added', 'removed']),
+    needs_restart: z
+      .array(z.string())
+      .openapi({ description: 'server settings that differ but apply only after a restart' }),
+  })
+  .openapi('ReloadSummary');
+
+const ConfigInvalid = z
+  .object({
+    error: z.object({ code: z.literal('config_invalid'), message: z.string() }),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })),
+  })
+  .openapi('ConfigInvalid');
+
 export const routes = {
   call: createRoute({
     operationId: 'callHook',
@@ -114,7 +163,16 @@ export const routes = {
     path: '/v1/tenants/{tenant}/hooks/{hook}/ws',
     summary: 'WebSocket upgrade: multiplexed JSON-RPC, one message per text frame',
     description:
-      'Token in Authorization, or as a Sec-WebSocket-Protocol entry "bearer.<token>" next to "hookgate.v1". Closed with 1008 "token expired" when the token expires.',
+      'Token in Authorization, or as a Sec-WebSocket-Protocol entry "bearer.<token>" next to "hookgate.v1". ' +
+      'Close codes, one meaning each (src/lib/close-codes.ts): ' +
+      '1001 gateway shutting down (reconnect); ' +
+      '1008 token no longer accepted, its key was removed by a config reload (get a new token); ' +
+      '1009 message over server.max_body_bytes (reconnect, do not resend it); ' +
+      '1011 gateway error (reconnect); ' +
+      '1013 slow consumer: answers were not read fast enough (reconnect with backoff; the token is fine); ' +
+      '4001 token expired (get a new token); ' +
+      '4004 hook or tenant removed by a config reload (give up until the config changes). ' +
+      'Calls in flight when a hook is removed are answered before its 4004 close.',
     security: [{ bearer: [] }],
     request: { params: HookParams },
     responses: {
@@ -138,33 +196,51 @@ export const routes = {
   }),
   readyz: createRoute({
     operationId: 'readyz',
-    security: [],
+    security: [{}, { admin: [] }],
     method: 'get',
     path: '/readyz',
     summary: 'Readiness: every hook backend can serve',
+    description:
+      'Without credentials only `{"ready": bool}`; with the admin token also `not_ready`, which names tenants and hooks.',
     responses: {
-      200: {
-        description: 'Ready',
-        content: {
-          'application/json': { schema: z.object({ ready: z.boolean(), not_ready: z.array(z.string()) }) },
-        },
-      },
+      200: { description: 'Ready', content: { 'application/json': { schema: Readiness } } },
+      401: adminErrors[401],
       503: {
         description: 'Some backends are not ready',
-        content: {
-          'application/json': { schema: z.object({ ready: z.boolean(), not_ready: z.array(z.string()) }) },
-        },
+        content: { 'application/json': { schema: Readiness } },
       },
     },
   }),
   metrics: createRoute({
     operationId: 'metrics',
-    security: [],
+    security: [{ admin: [] }],
     method: 'get',
     path: '/metrics',
-    summary: 'Prometheus metrics',
+    summary: 'Prometheus metrics (admin token)',
     responses: {
       200: { description: 'Prometheus text format', content: { 'text/plain': { schema: z.string() } } },
+      ...adminErrors,
+    },
+  }),
+  reload: createRoute({
+    operationId: 'reloadConfig',
+    security: [{ admin: [] }],
+    method: 'post',
+    path: '/admin/reload',
+    summary: 'Re-read the config file and apply it without a restart (Node; the same as SIGHUP)',
+    description:
+      'The new config is compiled and every backend for a new or changed hook built before anything changes; a bad config changes nothing. Unchanged hooks keep their backend (and process). Removed hooks finish their calls in flight, then their WebSockets close with 4004. A tenant whose keys changed gets a new verifier at once; its open WebSockets are re-checked and closed with 1008 when their token no longer verifies.',
+    responses: {
+      200: { description: 'Applied', content: { 'application/json': { schema: ReloadSummary } } },
+      400: {
+        description: 'The new config is invalid; nothing changed',
+        content: { 'application/json': { schema: ConfigInvalid } },
+      },
+      ...adminErrors,
+      501: {
+        description: 'Not available on this runtime (Workers get their config by redeploy)',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
     },
   }),
 };
@@ -175,6 +251,11 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'admin', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'server.admin_token (an opaque secret, not a JWT)',
   });
   for (const r of Object.values(routes)) app.openAPIRegistry.registerPath(r);
   return app.getOpenAPI31Document({

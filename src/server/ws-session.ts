@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { HookRuntime } from '../config/runtime.js';
+import { CloseCode } from '../lib/close-codes.js';
 import { ErrorCode, failure, isRequest, type JsonRpcId, parseMessage } from '../protocol/jsonrpc.js';
 import type { Gateway } from './gateway.js';
 import type { Logger } from './logger.js';
@@ -12,39 +13,35 @@ export interface SessionSocket {
   buffered?(): number;
 }
 
-export const CloseCode = {
-  Normal: 1000,
-  GoingAway: 1001,
-  UnsupportedData: 1003,
-  PolicyViolation: 1008,
-  TooBig: 1009,
-  InternalError: 1011,
-} as const;
-
 /** setTimeout's longest delay (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * One multiplexed JSON-RPC connection: many calls in flight, answered in any order; a frame that
  * is not JSON-RPC gets a JSON-RPC error and the socket stays open; calls beyond the in-flight bound
- * are refused with an error instead of queued; the socket closes with 1008 when its token expires.
+ * are refused with an error instead of queued; the socket closes with 4001 when its token expires
+ * (close codes: src/lib/close-codes.ts).
  */
 export class WsSession {
   private inFlight = 0;
   private closed = false;
   private expiryTimer?: ReturnType<typeof setTimeout>;
   private readonly drained: Array<() => void> = [];
+  /** Set when a reload removed this socket's hook: new calls are refused while the last ones finish. */
+  private retiring?: string;
 
   constructor(
     private readonly socket: SessionSocket,
     private readonly gateway: Gateway,
-    private readonly principal: Principal,
-    private readonly hook: HookRuntime,
+    private principal: Principal,
+    private hook: HookRuntime,
     private readonly opts: {
       maxInFlight: number;
       log: Logger;
       connectionId: string;
       highWaterBytes?: number;
+      /** The token the socket was opened with, re-checked when a reload changes the tenant's keys. */
+      token?: string;
     },
   ) {
     this.armExpiry();
@@ -54,10 +51,37 @@ export class WsSession {
     return this.inFlight;
   }
 
+  /** The hook this socket calls (after a reload that changed its config, the new one). */
+  get target(): HookRuntime {
+    return this.hook;
+  }
+
+  get token(): string | undefined {
+    return this.opts.token;
+  }
+
+  /**
+   * A reload changed this hook's config: calls from now on use the new one (and its backend);
+   * calls in flight finish on the old backend.
+   */
+  rebind(hook: HookRuntime, principal = this.principal): void {
+    this.hook = hook;
+    this.principal = principal;
+  }
+
+  /**
+   * Closes with `code` once the calls in flight are answered (at most `graceMs`); new calls are
+   * refused meanwhile. For a hook a reload removed: what was asked before still gets its answer.
+   */
+  retire(code: number, reason: string, graceMs: number): Promise<void> {
+    this.retiring = reason;
+    return this.idle(graceMs).then(() => this.close(code, reason));
+  }
+
   private armExpiry(nowMs = Date.now()): void {
     const ms = this.principal.exp * 1000 - nowMs;
     if (ms <= 0) {
-      this.close(CloseCode.PolicyViolation, 'token expired');
+      this.close(CloseCode.TokenExpired, 'token expired');
       return;
     }
     this.expiryTimer = setTimeout(() => this.armExpiry(), Math.min(ms, MAX_TIMER_MS));
@@ -71,6 +95,10 @@ export class WsSession {
       return;
     }
     const msg = parsed.message;
+    if (this.retiring !== undefined) {
+      if (isRequest(msg)) this.sendJson(failure(msg.id, ErrorCode.ShuttingDown, this.retiring));
+      return;
+    }
     if (isRequest(msg) && this.backlogged()) {
       // A peer that does not read its answers must not make the gateway queue them without bound.
       this.sendJson(failure(msg.id, ErrorCode.Overloaded, 'answers are not being read; slow down'));
@@ -163,7 +191,7 @@ export class WsSession {
           { connection_id: this.opts.connectionId },
           'closing a WebSocket that does not read its answers',
         );
-        this.close(CloseCode.PolicyViolation, 'slow consumer');
+        this.close(CloseCode.TryAgainLater, 'slow consumer');
       }
     } catch (err) {
       this.opts.log.debug({ err: String(err), connection_id: this.opts.connectionId }, 'ws send failed');

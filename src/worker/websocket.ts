@@ -1,4 +1,5 @@
 import { defineWebSocketHelper, type UpgradeWebSocket, WSContext, type WSReadyState } from 'hono/ws';
+import { CloseCode } from '../lib/close-codes.js';
 import { WS_PROTOCOL } from '../server/auth.js';
 
 /**
@@ -40,7 +41,8 @@ export const upgradeWebSocket: UpgradeWebSocket<WebSocket> = defineWebSocketHelp
     onClose(evt);
     // Complete the closing handshake (newer compatibility dates do it automatically).
     try {
-      server.close(evt.code === 1005 || evt.code === 1006 ? 1000 : evt.code, evt.reason);
+      // 1005 (no code) and 1006 (no close frame) are never sent; answer those with a normal close.
+      server.close(evt.code === 1005 || evt.code === 1006 ? CloseCode.Normal : evt.code, evt.reason);
     } catch {
       // already closed
     }

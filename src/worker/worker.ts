@@ -98,13 +98,14 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
   }
   const log = createWorkerLogger(config.server.logLevel, sink);
   try {
-    const { verifiers, backends, gateway, metrics } = await assembleGateway(
+    const { backends, gateway, metrics, live } = await assembleGateway(
       config,
       { loadModule: registryLoader(options.modules), fetch: options.fetch },
       log,
       { createLimiter: durableLimiterFactory(env) },
     );
-    const app = createApp({ config, gateway, verifiers, log, metrics, upgradeWebSocket });
+    // No reload here: a Worker gets a new config by redeploy (POST /admin/reload answers 501).
+    const app = createApp({ live, gateway, log, metrics, upgradeWebSocket });
     log.info(
       {
         tenants: [...config.tenants.keys()],

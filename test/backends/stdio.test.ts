@@ -335,7 +335,7 @@ describe('stdio backend: stderr', () => {
       await expect
         .poll(
           async () => {
-            const text = await (await fetch(`${g.url}/metrics`)).text();
+            const text = await g.metricsText();
             return Number(
               /hookgate_hook_stderr_dropped_lines_total\{tenant="acme",hook="noisy"\} (\d+)/.exec(text)?.[1],
             );

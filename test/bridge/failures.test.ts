@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CloseCode } from '../../src/lib/close-codes.js';
 import { type GatewayHandler, TestGateway } from './helpers/gateway.js';
 import { beforeToolParams, eventually, sleep, TestHost, TOKEN } from './helpers/host.js';
 
@@ -85,7 +86,7 @@ describe('gateway killed mid-call', () => {
     expect(h.stderr).not.toContain(TOKEN);
   }, 60_000);
 
-  it('treats a 1008 "token expired" close as a refusal and says so', async () => {
+  it('treats a 4001 "token expired" close as a refusal and says so', async () => {
     const gw = await gateway(() => ({ hang: true }));
     const h = host([
       '--url',
@@ -103,7 +104,7 @@ describe('gateway killed mid-call', () => {
     const approve = h.request('hook.approve_tool', approveParams);
     await eventually(() => gw.calls.length === 2, 15_000, 'both calls at the gateway');
     gw.token = 'another-token-entirely';
-    gw.closeAll(1008, 'token expired');
+    gw.closeAll(CloseCode.TokenExpired, 'token expired');
     expect((await h.answer(tool, 5000)).result).toEqual({ action: 'continue' });
     expect((await h.answer(approve, 5000)).result).toEqual(DENIED);
     await h.waitForStderr(/token expired/);
@@ -113,6 +114,59 @@ describe('gateway killed mid-call', () => {
     expect((await h.call('hook.approve_tool', approveParams)).result).toEqual(DENIED);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(h.stderr).not.toContain(TOKEN);
+  }, 60_000);
+});
+
+describe('a slow-consumer close (1013)', () => {
+  it('is reconnected with the same token, not taken for a refused one (--transport ws)', async () => {
+    let closed = false;
+    const gw = await gateway((req) => {
+      if (!closed) {
+        closed = true;
+        return { close: { code: CloseCode.TryAgainLater, reason: 'slow consumer' } };
+      }
+      return { result: { action: 'deny_tool', reason: `gateway saw ${(req.params as any).tool}` } };
+    });
+    const h = host(['--url', gw.wsUrl, '--transport', 'ws', '--timeout-ms', '10000']);
+    h.hello();
+    await h.answer(1);
+    // The call the socket was closed under gets the failure answer at once.
+    expect((await h.call('hook.before_tool', beforeToolParams('exec'), 5000)).result).toEqual({
+      action: 'continue',
+    });
+    await h.waitForStderr(/1013 slow consumer/);
+    let answer: any;
+    for (let i = 0; i < 40 && answer?.reason !== 'gateway saw exec'; i++) {
+      answer = (await h.call('hook.before_tool', beforeToolParams('exec'))).result;
+      if (answer?.reason !== 'gateway saw exec') await sleep(100);
+    }
+    expect(answer).toEqual({ action: 'deny_tool', reason: 'gateway saw exec' });
+    expect(gw.connections).toBeGreaterThanOrEqual(2);
+    expect(gw.authHeaders.every((x) => x === `Bearer ${TOKEN}`)).toBe(true);
+    expect(h.stderr).not.toMatch(/HOOKGATE_TOKEN|token is no longer accepted/);
+  }, 60_000);
+
+  it('--transport auto carries calls over HTTP while the WebSocket is down', async () => {
+    const gw = await gateway((req) => {
+      if (req.via === 'ws') {
+        // Closed as a slow consumer, and busy for new WebSockets for a while.
+        gw.refuseUpgrades = 503;
+        return { close: { code: CloseCode.TryAgainLater, reason: 'slow consumer' } };
+      }
+      return { result: { action: 'deny_tool', reason: `over http: ${(req.params as any).tool}` } };
+    });
+    const h = host(['--url', gw.wsUrl, '--timeout-ms', '5000']);
+    h.hello();
+    await h.answer(1);
+    await eventually(() => gw.connections === 1, 10_000, 'the WebSocket');
+    await h.call('hook.before_tool', beforeToolParams('exec'), 10_000);
+    await h.waitForStderr(/1013 slow consumer/);
+    expect((await h.call('hook.before_tool', beforeToolParams('read_file'))).result).toEqual({
+      action: 'deny_tool',
+      reason: 'over http: read_file',
+    });
+    expect(gw.calls.at(-1)?.via).toBe('http');
+    expect(h.stderr).not.toMatch(/token is no longer accepted/);
   }, 60_000);
 });
 

@@ -91,3 +91,20 @@ describe('config validation', () => {
     expect(hook.grants).toMatchObject({ rewriteResults: false, conversationAccess: false });
   });
 });
+
+describe('server.admin_token', () => {
+  const withAdmin = (ref: string) => ({ server: { admin_token: ref }, ...tenant({}) });
+
+  it('must be a secret reference of at least 32 bytes', () => {
+    expect(issues(withAdmin('a-literal-admin-token-0123456789-abcdefghij'))).toEqual([
+      'server.admin_token: must be a secret reference (env:NAME or file:PATH), not the token',
+    ]);
+    expect(issues(withAdmin('env:ADMIN'), { ADMIN: 'too-short' })).toEqual([
+      'server.admin_token: must be at least 32 bytes (got 9)',
+    ]);
+    expect(issues(withAdmin('env:ADMIN'))).toEqual([
+      'server.admin_token: environment variable ADMIN is not set',
+    ]);
+    expect(issues(withAdmin('env:ADMIN'), { ADMIN: SECRET })).toEqual([]);
+  });
+});

@@ -201,7 +201,7 @@ describe('gateway killed mid-call, then back', () => {
 });
 
 describe('token expiry over the bridge', () => {
-  it('the gateway closes the socket with 1008 when the token expires, and the bridge says so', async () => {
+  it('the gateway closes the socket with 4001 when the token expires, and the bridge says so', async () => {
     const gw = await startTestGateway({
       tenants: {
         acme: tenantDoc({
@@ -224,10 +224,60 @@ describe('token expiry over the bridge', () => {
         action: 'respond',
         result: { for_llm: 'Paris: 21 C, clear' },
       });
-      await host.waitForStderr(/1008|token expired/, 10_000);
+      await host.waitForStderr(/4001 token expired/, 10_000);
+      expect(host.stderr).toMatch(/set a fresh HOOKGATE_TOKEN/);
       expect(
         (await host.call('hook.before_tool', { tool: 'get_weather', arguments: { city: 'Paris' } })).result,
       ).toEqual({ action: 'continue' });
+    } finally {
+      host.kill();
+      await gw.close();
+    }
+  }, 30_000);
+});
+
+describe('slow consumer over the bridge', () => {
+  it('the gateway closes a slow reader with 1013; the bridge reconnects and, in auto mode, uses HTTP meanwhile', async () => {
+    // A high-water mark of a few bytes: every answer the gateway writes trips the slow-consumer
+    // close, so each WebSocket carries one answer and is then closed as a slow consumer.
+    const gw = await startTestGateway(
+      {
+        tenants: {
+          acme: tenantDoc({
+            h: { backend: { type: 'module', module: 'examples/weather-hook.ts' }, tools: ['get_weather'] },
+          }),
+        },
+      },
+      { wsHighWaterBytes: 8 },
+    );
+    const token = await gw.token({ hooks: ['h'] });
+    const host = new TestHost(
+      ['--url', `${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/h/ws`, '--timeout-ms', '3000'],
+      { HOOKGATE_TOKEN: token },
+    );
+    try {
+      await host.call('hook.hello', { name: 'h', version: 1, modes: ['tool'] });
+      await host.waitForStderr(/1013 slow consumer/, 10_000);
+      const answers: unknown[] = [];
+      for (const city of ['Paris', 'Berlin', 'Paris', 'Berlin', 'Paris']) {
+        answers.push(
+          (await host.call('hook.before_tool', { tool: 'get_weather', arguments: { city } })).result,
+        );
+      }
+      // A call that was on a socket as it closed gets the failure answer (continue); the others
+      // the hook's answer.
+      expect(answers.filter((a) => (a as { action: string }).action === 'respond').length).toBeGreaterThan(0);
+      expect(answers.every((a) => ['respond', 'continue'].includes((a as { action: string }).action))).toBe(
+        true,
+      );
+      const posts = gw.logs.lines.filter(
+        (l) => l.msg === 'request' && l.method === 'POST' && l.path === '/v1/tenants/acme/hooks/h',
+      );
+      // While the WebSocket was down, calls went over HTTP.
+      expect(posts.length, host.stderr).toBeGreaterThan(0);
+      expect(host.stderr).toMatch(/WebSocket down; calls use HTTP POST/);
+      // The bridge never took the close for a refused token.
+      expect(host.stderr).not.toMatch(/HOOKGATE_TOKEN|token is no longer accepted|refused the token/);
     } finally {
       host.kill();
       await gw.close();

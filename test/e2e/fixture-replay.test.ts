@@ -8,6 +8,9 @@ import {
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { hostEffect, type Reply } from '../helpers/picoclaw-host.js';
 
+const ADMIN = 'replay-admin-token-0123456789-abcdefghijklm';
+process.env.HOOKGATE_REPLAY_ADMIN = ADMIN;
+
 function replyOf(body: any): Reply {
   if ('error' in body) return { error: body.error };
   return { result: body.result };
@@ -59,13 +62,14 @@ describe('a hook whose hello fails (03-handshake-error)', () => {
   beforeAll(async () => {
     const t = loadTranscript('03-handshake-error.jsonl');
     gw = await startTestGateway({
+      server: { admin_token: 'env:HOOKGATE_REPLAY_ADMIN' },
       tenants: { acme: tenantDoc({ h: { ...trustedTranscriptHook(t), on_failure: 'closed' } }) },
     });
   });
   afterAll(() => gw?.close());
 
   it('is reported not ready and its calls get the failure answer, not a hang', async () => {
-    const ready = await fetch(`${gw.url}/readyz`);
+    const ready = await fetch(`${gw.url}/readyz`, { headers: { authorization: `Bearer ${ADMIN}` } });
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as any).not_ready).toEqual(['acme/h']);
     const body = await gw.call('h', 'hook.before_tool', { tool: 'exec', arguments: { command: 'ls' } });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileConfig } from '../../src/config/compile.js';
 import { signDevToken } from '../../src/node/token.js';
-import { REPO, SECRET } from '../helpers/gateway.js';
+import { fetchMetrics, REPO, SECRET, TEST_ADMIN_TOKEN } from '../helpers/gateway.js';
 import { redisNote, SKIP_REDIS, startRedis, type TestRedis } from '../helpers/redis.js';
 
 /**
@@ -22,7 +22,12 @@ const hook = (limits?: object) => ({
 });
 const auth = { keys: [{ kid: 'k1', alg: 'HS256', secret: SECRET }] };
 const DOC = {
-  server: { port: 0, log_level: 'info', redis_url: 'env:HOOKGATE_REDIS_URL' },
+  server: {
+    port: 0,
+    log_level: 'info',
+    redis_url: 'env:HOOKGATE_REDIS_URL',
+    admin_token: 'env:HOOKGATE_TEST_ADMIN_TOKEN',
+  },
   tenants: {
     seq: { auth, limits: { calls_per_second: SLOW, burst: 5 }, hooks: { h: hook() } },
     burst: { auth, limits: { calls_per_second: SLOW, burst: 5 }, hooks: { h: hook() } },
@@ -42,7 +47,7 @@ interface Replica {
 async function startReplica(configFile: string, redisUrl: string): Promise<Replica> {
   const child = spawn(process.execPath, [BIN, 'serve', '--config', configFile, '--port', '0'], {
     cwd: REPO,
-    env: { ...process.env, HOOKGATE_REDIS_URL: redisUrl },
+    env: { ...process.env, HOOKGATE_REDIS_URL: redisUrl, HOOKGATE_TEST_ADMIN_TOKEN: TEST_ADMIN_TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -82,7 +87,9 @@ describe.skipIf(SKIP_REDIS)(`two gateways sharing Redis${redisNote}`, () => {
   let redis: TestRedis;
   let a: Replica;
   let b: Replica;
-  const config = compileConfig(DOC, (r) => (r.startsWith('env:') ? 'redis://127.0.0.1:1' : r));
+  const config = compileConfig(DOC, (r) =>
+    r === 'env:HOOKGATE_REDIS_URL' ? 'redis://127.0.0.1:1' : r.startsWith('env:') ? TEST_ADMIN_TOKEN : r,
+  );
   const token = (tenant: string) =>
     signDevToken(config.tenants.get(tenant)!, { hooks: ['*'], ttlSeconds: 600 });
   let id = 1;
@@ -93,7 +100,7 @@ describe.skipIf(SKIP_REDIS)(`two gateways sharing Redis${redisNote}`, () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'hook.before_tool', params: { tool } }),
     });
   const metric = async (replica: Replica, line: string) => {
-    const text = await (await fetch(`${replica.url}/metrics`)).text();
+    const text = await fetchMetrics(replica.url);
     const found = text.split('\n').find((l) => l.startsWith(`${line} `));
     return found ? Number(found.slice(line.length + 1)) : 0;
   };

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { compileConfig } from '../../src/config/compile.js';
 import type { GatewayConfig } from '../../src/config/runtime.js';
+import { nodeSecretResolver } from '../../src/node/config-loader.js';
 import { createNodeLogger } from '../../src/node/logger.js';
 import { type RunningGateway, startGateway } from '../../src/node/server.js';
 import { signDevToken } from '../../src/node/token.js';
@@ -33,6 +34,8 @@ export function tenantDoc(hooks: Record<string, unknown>, auth: Record<string, u
 export interface TestGateway extends RunningGateway {
   config: GatewayConfig;
   logs: LogCapture;
+  /** `/metrics` with the admin token. */
+  metricsText(): Promise<string>;
   token(opts?: { tenant?: string; hooks?: string[]; tools?: string[]; ttlSeconds?: number }): Promise<string>;
   post(tenant: string, hook: string, body: unknown, token?: string): Promise<Response>;
   call(
@@ -45,15 +48,33 @@ export interface TestGateway extends RunningGateway {
 
 let nextId = 1;
 
+/** The admin token every test gateway gets unless its config names another (see `metricsText()`). */
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghijklmnop';
+process.env.HOOKGATE_TEST_ADMIN_TOKEN = TEST_ADMIN_TOKEN;
+
+/** `/metrics` as the admin sees it. */
+export async function fetchMetrics(url: string, token = TEST_ADMIN_TOKEN): Promise<string> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${await res.text()}`);
+  return res.text();
+}
+
 /** A real gateway on 127.0.0.1 (random port) with its logs captured. */
+export function compileTestConfig(doc: { server?: object; tenants: Record<string, unknown> }): GatewayConfig {
+  return compileConfig(
+    {
+      server: { port: 0, log_level: 'debug', admin_token: 'env:HOOKGATE_TEST_ADMIN_TOKEN', ...doc.server },
+      tenants: doc.tenants,
+    },
+    nodeSecretResolver(REPO),
+  );
+}
+
 export async function startTestGateway(
   doc: { server?: object; tenants: Record<string, unknown> },
-  start: { wsHighWaterBytes?: number } = {},
+  start: { wsHighWaterBytes?: number; loadConfig?: () => GatewayConfig } = {},
 ): Promise<TestGateway> {
-  const config = compileConfig(
-    { server: { port: 0, log_level: 'debug', ...doc.server }, tenants: doc.tenants },
-    (r) => r,
-  );
+  const config = compileTestConfig(doc);
   const logs = new LogCapture();
   const running = await startGateway({
     config,
@@ -65,6 +86,7 @@ export async function startTestGateway(
     ...running,
     config,
     logs,
+    metricsText: () => fetchMetrics(running.url),
     async token(opts = {}) {
       const tenant = config.tenants.get(opts.tenant ?? [...config.tenants.keys()][0])!;
       return signDevToken(tenant, {

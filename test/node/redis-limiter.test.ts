@@ -48,7 +48,7 @@ describe('a gateway whose Redis does not answer', () => {
     // One timeout (the first call), then in-process until Redis is tried again.
     expect(Date.now() - started).toBeLessThan(REDIS_TIMEOUT_MS * 2 + 1000);
     expect(statuses).toEqual([200, 200, 429, 429]);
-    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    const metrics = await gw.metricsText();
     expect(metrics).toContain('hookgate_limiter_fallbacks_total 4');
     const warned = gw.logs.lines.filter((l) => l.msg?.startsWith('redis limiter unavailable'));
     expect(warned).toHaveLength(1);

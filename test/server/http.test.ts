@@ -3,12 +3,14 @@ import { paramsFrom } from '../policy/helpers.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { recorder } from '../helpers/recording-hook.js';
 
+const ADMIN = 'http-test-admin-token-0123456789-abcdefghij';
+process.env.HOOKGATE_HTTP_TEST_ADMIN = ADMIN;
 const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
 let gw: TestGateway;
 
 beforeAll(async () => {
   gw = await startTestGateway({
-    server: { max_body_bytes: 64 * 1024 },
+    server: { max_body_bytes: 64 * 1024, admin_token: 'env:HOOKGATE_HTTP_TEST_ADMIN' },
     tenants: {
       acme: tenantDoc({
         tools: { ...rec, modes: ['tool'], tools: ['get_weather', 'get_time'] },
@@ -265,7 +267,9 @@ describe('describe, health, metrics, openapi', () => {
   it('serves /healthz, /readyz, /metrics and /openapi.json', async () => {
     expect(await (await fetch(`${gw.url}/healthz`)).json()).toEqual({ ok: true });
     expect((await fetch(`${gw.url}/readyz`)).status).toBe(200);
-    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    const metrics = await (
+      await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })
+    ).text();
     expect(metrics).toMatch(
       /hookgate_calls_total\{tenant="acme",hook="tools",method="hook.before_tool",outcome="(ok|refused)"\} \d+/,
     );

@@ -54,7 +54,7 @@ async function statuses(tenant: string, hook: string, n: number): Promise<number
 }
 
 async function metric(line: string): Promise<number> {
-  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  const text = await gw.metricsText();
   const found = text.split('\n').find((l) => l.startsWith(`${line} `));
   return found ? Number(found.slice(line.length + 1)) : 0;
 }

@@ -16,6 +16,7 @@ describe('openapi/openapi.json', () => {
   it('documents every public route', () => {
     const doc = JSON.parse(readFileSync(FILE, 'utf8'));
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/admin/reload',
       '/healthz',
       '/metrics',
       '/readyz',

@@ -164,11 +164,11 @@ describe('WebSocket endpoint', () => {
     c.ws.close();
   });
 
-  it('closes the socket with 1008 "token expired" when the token expires', async () => {
+  it('closes the socket with 4001 "token expired" when the token expires', async () => {
     const token = await gw.token({ ttlSeconds: 1 });
     const c = await connect({ token });
     const closed = await c.closed;
-    expect(closed).toEqual({ code: 1008, reason: 'token expired' });
+    expect(closed).toEqual({ code: 4001, reason: 'token expired' });
   });
 
   it('terminates a peer that stops answering pings', async () => {
@@ -234,7 +234,8 @@ describe('backpressure', () => {
       );
       socket.resume();
       // 400 × 64 KiB would be 25 MiB queued; the gateway stops near four times its high-water mark.
-      expect(await closed).toEqual({ code: 1008, reason: 'slow consumer' });
+      // 1013 Try Again Later: reconnect; not 1008, which a client takes for a refused token.
+      expect(await closed).toEqual({ code: 1013, reason: 'slow consumer' });
       const answered = messages.filter((m) => m.result).length;
       expect(answered).toBeGreaterThan(0);
       // What got through is what the kernel's socket buffers held plus the gateway's own bound.

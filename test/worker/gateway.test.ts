@@ -20,7 +20,9 @@ describe('the gateway Worker in workerd', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ ok: true });
     const ready = await worker.fetch(`${ORIGIN}/readyz`);
-    expect(await ready.json()).toEqual({ ready: true, not_ready: [] });
+    // No admin token in this config: readiness only, no tenant or hook names; /metrics disabled.
+    expect(await ready.json()).toEqual({ ready: true });
+    expect((await worker.fetch(`${ORIGIN}/metrics`)).status).toBe(403);
     const openapi = (await (await worker.fetch(`${ORIGIN}/openapi.json`)).json()) as { openapi: string };
     expect(openapi.openapi).toMatch(/^3\./);
   });

@@ -123,13 +123,13 @@ describe('WebSocket on workerd', () => {
     expect(res.status).toBe(426);
   });
 
-  it('closes the socket with 1008 when the token expires', async () => {
+  it('closes the socket with 4001 when the token expires', async () => {
     const res = await exports.default.fetch(WS_URL, {
       headers: { upgrade: 'websocket', authorization: `Bearer ${await token({ ttl: 2 })}` },
     });
     const sock = open(res);
     const deadline = Date.now() + 6000;
     while (!sock.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(sock.closed?.code).toBe(1008);
+    expect(sock.closed?.code).toBe(4001);
   });
 });

@@ -53,6 +53,8 @@ export class TestGateway {
   handler: GatewayHandler;
   /** The token accepted; change it to make the gateway refuse the bridge's from now on. */
   token: string;
+  /** Set: WebSocket upgrades are answered with this status (an overloaded gateway: 503). */
+  refuseUpgrades?: number;
   private server?: Server;
   private wss?: WebSocketServer;
   private readonly sockets = new Set<Socket>();
@@ -87,10 +89,12 @@ export class TestGateway {
       server.on('upgrade', (req, socket, head) => {
         this.upgrades++;
         this.record(req);
-        const refusal = this.refuse(req);
+        const refusal = this.refuseUpgrades
+          ? { status: this.refuseUpgrades, body: '{"error":{"code":"unavailable","message":"busy"}}' }
+          : this.refuse(req);
         if (refusal) {
           socket.end(
-            `HTTP/1.1 ${refusal.status} Unauthorized\r\nContent-Type: application/json\r\n` +
+            `HTTP/1.1 ${refusal.status} Refused\r\nContent-Type: application/json\r\n` +
               `WWW-Authenticate: Bearer\r\nContent-Length: ${Buffer.byteLength(refusal.body)}\r\n` +
               `Connection: close\r\n\r\n${refusal.body}`,
           );

@@ -1,0 +1,286 @@
+import { AuthError } from '../auth/errors.js';
+import { TenantVerifier } from '../auth/verifier.js';
+import type { HookBackend } from '../backends/types.js';
+import { type ConfigIssue, ConfigError } from '../config/errors.js';
+import type { GatewayConfig, HookRuntime, TenantRuntime } from '../config/runtime.js';
+import { CloseCode } from '../lib/close-codes.js';
+import { deepEqual } from '../lib/deep-equal.js';
+import { type BackendFactories, buildHookBackends } from './backends.js';
+import type { ConfigSnapshot, LiveConfig } from './live-config.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { WsSession } from './ws-session.js';
+
+/** What a reload changed; `needs_restart` lists server settings that differ but only apply at start. */
+export interface ReloadSummary {
+  tenants: { added: string[]; removed: string[]; auth_changed: string[] };
+  hooks: { added: string[]; removed: string[]; changed: string[]; unchanged: string[] };
+  admin_token: 'unchanged' | 'changed' | 'added' | 'removed';
+  needs_restart: string[];
+}
+
+export type ReloadOutcome = { ok: true; summary: ReloadSummary } | { ok: false; issues: ConfigIssue[] };
+
+export interface ReloaderDeps {
+  live: LiveConfig;
+  factories: BackendFactories;
+  log: Logger;
+  metrics: Metrics;
+  /** Open WebSockets: those of removed hooks are closed, those of changed tenants re-checked. */
+  sessions: ReadonlySet<WsSession>;
+}
+
+interface Prepared {
+  snapshot: ConfigSnapshot;
+  summary: ReloadSummary;
+  /** Backends of new and changed hooks, built and not yet started. */
+  built: Map<HookRuntime, HookBackend>;
+  /** Old hooks (removed or changed) and their backends, to close once drained. */
+  retired: Array<[HookRuntime, HookBackend]>;
+  authChanged: Set<string>;
+}
+
+/**
+ * Replaces the running config without a restart. The new config is compiled and everything that
+ * can fail (key import, module load, backend construction) is done before anything changes; a bad
+ * config changes nothing. Hooks whose compiled config is structurally the same keep their backend
+ * (a stdio hook keeps its process); tenants whose auth changed get a new verifier, so a token that
+ * only a removed key verified is refused at once (the old verifier's cache goes with it). Reloads
+ * run one at a time.
+ *
+ * Server settings (host, port, limits, log level) apply at start only: a reload reports the ones
+ * that differ under `needs_restart` and keeps running with the old values. `admin_token` is the
+ * exception, so it can be rotated.
+ */
+export class Reloader {
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: ReloaderDeps) {}
+
+  reload(load: () => GatewayConfig | Promise<GatewayConfig>): Promise<ReloadOutcome> {
+    const run = this.chain.then(() => this.run(load));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves when no reload is under way (shutdown waits for one, so it closes what it started). */
+  settled(): Promise<void> {
+    return this.chain.then(() => undefined);
+  }
+
+  private async run(load: () => GatewayConfig | Promise<GatewayConfig>): Promise<ReloadOutcome> {
+    const { log, metrics } = this.deps;
+    let prepared: Prepared;
+    try {
+      prepared = await this.prepare(await load());
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      metrics.inc('hookgate_config_reloads_total', { outcome: 'refused' });
+      log.error(
+        { paths: [...new Set(err.issues.map((i) => i.path || '(root)'))], issues: err.issues },
+        'config reload refused; nothing changed',
+      );
+      return { ok: false, issues: err.issues };
+    }
+    await this.apply(prepared);
+    metrics.inc('hookgate_config_reloads_total', { outcome: 'ok' });
+    log.info({ ...prepared.summary }, 'config reloaded');
+    if (prepared.summary.needs_restart.length > 0) {
+      log.warn(
+        { settings: prepared.summary.needs_restart },
+        'these server settings changed but apply only after a restart',
+      );
+    }
+    return { ok: true, summary: prepared.summary };
+  }
+
+  private async prepare(next: GatewayConfig): Promise<Prepared> {
+    const cur = this.deps.live.current;
+    const server = cur.config.server;
+    const summary: ReloadSummary = {
+      tenants: { added: [], removed: [], auth_changed: [] },
+      hooks: { added: [], removed: [], changed: [], unchanged: [] },
+      admin_token: adminTokenChange(server.adminToken, next.server.adminToken),
+      needs_restart: [],
+    };
+    const keys = new Set([...Object.keys(server), ...Object.keys(next.server)]);
+    for (const k of keys) {
+      if (k === 'adminToken') continue;
+      const key = k as keyof typeof server;
+      if (!deepEqual(server[key], next.server[key])) summary.needs_restart.push(`server.${snakeCase(k)}`);
+    }
+
+    const issues: ConfigIssue[] = [];
+    const verifiers = new Map<string, TenantVerifier>();
+    const tenants = new Map<string, TenantRuntime>();
+    const kept = new Map<HookRuntime, HookBackend>();
+    const toBuild: HookRuntime[] = [];
+    const retired: Array<[HookRuntime, HookBackend]> = [];
+    const authChanged = new Set<string>();
+
+    for (const [name, tenant] of next.tenants) {
+      const old = cur.config.tenants.get(name);
+      const oldVerifier = cur.verifiers.get(name);
+      if (!old) summary.tenants.added.push(name);
+      if (old && oldVerifier && deepEqual(authOf(old), authOf(tenant))) {
+        verifiers.set(name, oldVerifier);
+      } else {
+        if (old) {
+          summary.tenants.auth_changed.push(name);
+          authChanged.add(name);
+        }
+        try {
+          verifiers.set(name, await TenantVerifier.create(tenant, server.tokenCacheSize));
+        } catch (err) {
+          if (!(err instanceof ConfigError)) throw err;
+          issues.push(...err.issues);
+        }
+      }
+      const hooks = new Map<string, HookRuntime>();
+      for (const [hookName, hook] of tenant.hooks) {
+        const id = `${name}/${hookName}`;
+        const was = old?.hooks.get(hookName);
+        const backend = was && cur.backends.get(was);
+        if (was && backend && deepEqual(was, hook)) {
+          // The same object: its backend, cached policies and counters carry on untouched.
+          hooks.set(hookName, was);
+          kept.set(was, backend);
+          summary.hooks.unchanged.push(id);
+          continue;
+        }
+        hooks.set(hookName, hook);
+        toBuild.push(hook);
+        if (was) {
+          summary.hooks.changed.push(id);
+          if (backend) retired.push([was, backend]);
+        } else {
+          summary.hooks.added.push(id);
+        }
+      }
+      tenants.set(name, { ...tenant, hooks });
+    }
+    for (const [name, old] of cur.config.tenants) {
+      const now = next.tenants.get(name);
+      if (!now) summary.tenants.removed.push(name);
+      for (const [hookName, hook] of old.hooks) {
+        if (now?.hooks.has(hookName)) continue;
+        summary.hooks.removed.push(`${name}/${hookName}`);
+        const backend = cur.backends.get(hook);
+        if (backend) retired.push([hook, backend]);
+      }
+    }
+
+    let built = new Map<HookRuntime, HookBackend>();
+    try {
+      built = await buildHookBackends(toBuild, this.deps.factories, this.deps.log, this.deps.metrics);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      issues.push(...err.issues);
+    }
+    // Nothing built here has been started, so dropping it on failure leaves nothing running.
+    if (issues.length > 0) throw new ConfigError(issues);
+
+    const config: GatewayConfig = {
+      server: { ...server, adminToken: next.server.adminToken },
+      tenants,
+    };
+    return {
+      snapshot: { config, verifiers, backends: new Map([...kept, ...built]) },
+      summary,
+      built,
+      retired,
+      authChanged,
+    };
+  }
+
+  private async apply(p: Prepared): Promise<void> {
+    const { live, log, sessions } = this.deps;
+    // New backends start before the swap, so a changed hook's calls move to a process that is up.
+    // One that cannot start does not stop the reload (as at startup): /readyz names it.
+    await Promise.all(
+      [...p.built].map(([hook, b]) =>
+        b
+          .start()
+          .catch((err: unknown) =>
+            log.error({ tenant: hook.tenant, hook: hook.name, err: String(err) }, 'backend did not start'),
+          ),
+      ),
+    );
+    live.swap(p.snapshot, p.retired);
+
+    const rechecks: Promise<void>[] = [];
+    for (const session of sessions) {
+      const was = session.target;
+      const tenant = p.snapshot.config.tenants.get(was.tenant);
+      const now = tenant?.hooks.get(was.name);
+      if (!now) {
+        void session.retire(
+          CloseCode.HookRemoved,
+          tenant ? 'hook removed from the gateway config' : 'tenant removed from the gateway config',
+          drainBoundMs(was),
+        );
+      } else if (p.authChanged.has(was.tenant)) {
+        rechecks.push(this.recheck(session, now, p.snapshot.verifiers.get(was.tenant)));
+      } else if (now !== was) {
+        session.rebind(now);
+      }
+    }
+    await Promise.all(rechecks);
+
+    for (const [hook] of p.retired) {
+      live
+        .closeWhenDrained(hook, drainBoundMs(hook))
+        .catch((err: unknown) =>
+          log.warn(
+            { tenant: hook.tenant, hook: hook.name, err: String(err) },
+            'retired backend did not close',
+          ),
+        );
+    }
+  }
+
+  /**
+   * A socket of a tenant whose keys changed keeps going only if its token still verifies under the
+   * new keys; otherwise it is closed with 1008 (get a new token). A verifier that cannot decide
+   * (a JWKS endpoint down) leaves the socket open: a reload must not cut every connection of a
+   * tenant because of a network error.
+   */
+  private async recheck(session: WsSession, hook: HookRuntime, verifier?: TenantVerifier): Promise<void> {
+    const token = session.token;
+    try {
+      if (!token || !verifier) throw new AuthError('TOKEN_INVALID', 'no token to check');
+      const principal = await verifier.verify(token);
+      if (principal.tenant !== hook.tenant) throw new AuthError('TENANT_MISMATCH', 'other tenant');
+      session.rebind(hook, principal);
+    } catch (err) {
+      if (err instanceof AuthError) {
+        session.close(CloseCode.TokenRevoked, 'token no longer accepted');
+        return;
+      }
+      this.deps.log.warn(
+        { tenant: hook.tenant, hook: hook.name, err: String(err) },
+        'could not re-check an open WebSocket after a key change; left open',
+      );
+      session.rebind(hook);
+    }
+  }
+}
+
+/** How long calls already on a hook may take: its longest deadline, plus a margin. */
+function drainBoundMs(hook: HookRuntime): number {
+  return Math.max(hook.timeoutMs, hook.modes.has('approve') ? hook.approvalTimeoutMs : 0) + 1_000;
+}
+
+function authOf(t: TenantRuntime) {
+  return { audience: t.audience, issuer: t.issuer, clockToleranceS: t.clockToleranceS, keys: t.keys };
+}
+
+function adminTokenChange(before?: string, after?: string): ReloadSummary['admin_token'] {
+  if (before === after) return 'unchanged';
+  if (before === undefined) return 'added';
+  return after === undefined ? 'removed' : 'changed';
+}
+
+function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
