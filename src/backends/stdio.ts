@@ -3,7 +3,7 @@ import { LineSplitter } from '../core/ndjson.js';
 import { JsonRpcPeer, PeerError } from '../core/peer.js';
 import type { Transport } from '../core/transport.js';
 import { Method, PROTOCOL_VERSION } from '../protocol/methods.js';
-import { BackendError, type BackendContext, type HookBackend } from './types.js';
+import { BackendError, type BackendContext, type HookBackend, type SpawnSpec } from './types.js';
 
 export interface StdioBackendOptions {
   command: readonly string[];
@@ -16,6 +16,8 @@ export interface StdioBackendOptions {
   /** First restart delay; doubles per crash up to maxBackoffMs, with jitter. */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** Rewrites what is spawned just before spawning it: the sandbox (src/node/sandbox.ts). */
+  wrap?: (spec: SpawnSpec) => SpawnSpec;
 }
 
 const STDERR_LINE_BYTES = 64 * 1024;
@@ -91,7 +93,9 @@ export class StdioBackend implements HookBackend {
     const env = this.opts.inheritEnv
       ? { ...process.env, ...this.opts.env }
       : { ...baseEnv(), ...this.opts.env };
-    const child = spawn(cmd, args, { cwd: this.opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const plain: SpawnSpec = { command: cmd, args, cwd: this.opts.cwd, env };
+    const run = this.opts.wrap ? this.opts.wrap(plain) : plain;
+    const child = spawn(run.command, run.args, { cwd: run.cwd, env: run.env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
     this.startedAt = Date.now();
     const transport = new ChildTransport(child, this.opts.maxLineBytes, (bytes) =>

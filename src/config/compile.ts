@@ -6,6 +6,9 @@ import { type ConfigDocument, configSchema, type HookDocument, type KeyDocument 
 /** Turns a secret reference (`env:NAME`, `file:PATH` or a literal) into its value; throws on failure. */
 export type SecretResolver = (ref: string) => string;
 
+/** Checks that a path named in the config exists; returns why not, or undefined. Node passes one. */
+export type PathChecker = (path: string) => string | undefined;
+
 const MIN_HS256_BYTES = 32;
 const encoder = new TextEncoder();
 
@@ -14,7 +17,11 @@ const encoder = new TextEncoder();
  * thrown together as one ConfigError, each naming its path. Runtime-neutral: the Node loader and
  * the Worker entry differ only in how they read the document and resolve secrets.
  */
-export function compileConfig(input: unknown, resolveSecret: SecretResolver): GatewayConfig {
+export function compileConfig(
+  input: unknown,
+  resolveSecret: SecretResolver,
+  checkPath?: PathChecker,
+): GatewayConfig {
   const parsed = configSchema.safeParse(input);
   if (!parsed.success) throw new ConfigError(fromZodIssues(parsed.error.issues));
   const doc: ConfigDocument = parsed.data;
@@ -43,6 +50,8 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
     const hooks = new Map<string, HookRuntime>();
     for (const [hookName, hook] of Object.entries(tenant.hooks)) {
       const backend = compileBackend(hook, `${base}.hooks.${hookName}.backend`, resolve);
+      if (checkPath && hook.backend.type === 'stdio')
+        checkSandboxPaths(hook.backend.sandbox, `${base}.hooks.${hookName}.backend.sandbox`, checkPath, issues);
       if (backend) hooks.set(hookName, compileHook(tenantName, hookName, hook, backend));
     }
     tenants.set(tenantName, {
@@ -66,6 +75,7 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
       wsPingIntervalMs: s.ws_ping_interval_ms,
       tokenCacheSize: s.token_cache_size,
       logLevel: s.log_level,
+      sandbox: s.sandbox,
     },
     tenants,
   };
@@ -123,6 +133,21 @@ function compileKey(
     return undefined;
   }
   return { kind: 'public', kid: key.kid, alg: key.alg, key: material };
+}
+
+/** A sandbox bind of a path that does not exist would only fail later, at every spawn. */
+function checkSandboxPaths(
+  sandbox: { read_paths: string[]; write_paths: string[] },
+  path: string,
+  checkPath: PathChecker,
+  issues: ConfigIssue[],
+): void {
+  for (const key of ['read_paths', 'write_paths'] as const) {
+    sandbox[key].forEach((p, i) => {
+      const problem = checkPath(p);
+      if (problem) issues.push({ path: `${path}.${key}.${i}`, message: problem });
+    });
+  }
 }
 
 function compileBackend(

@@ -60,6 +60,7 @@ export interface ServerSettings {
   wsPingIntervalMs: number;
   tokenCacheSize: number;
   logLevel: string;
+  sandbox: 'auto' | 'required' | 'off';
 }
 
 export interface GatewayConfig {

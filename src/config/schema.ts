@@ -46,6 +46,16 @@ const stdioBackend = z
     cwd: z.string().optional(),
     /** Pass the gateway's own environment to the hook (off: only PATH, HOME, LANG and `env`). */
     inherit_env: z.boolean().default(false),
+    /** What the hook sees inside its sandbox besides the system, its interpreter and its `cwd`. */
+    sandbox: z
+      .object({
+        read_paths: z.array(z.string().min(1)).default([]),
+        write_paths: z.array(z.string().min(1)).default([]),
+        /** Shared host network (hooks often call APIs); false gives the hook a network of its own. */
+        network: z.boolean().default(true),
+      })
+      .strict()
+      .default({ read_paths: [], write_paths: [], network: true }),
   })
   .strict();
 
@@ -125,6 +135,8 @@ export const serverSchema = z
     ws_ping_interval_ms: z.number().int().positive().default(30_000),
     token_cache_size: z.number().int().min(0).default(10_000),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** bubblewrap for stdio hooks: auto (when usable, else a warning), required (else refuse), off. */
+    sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
   })
   .strict();
 

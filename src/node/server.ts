@@ -13,6 +13,7 @@ import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import { CloseCode, type WsSession } from '../server/ws-session.js';
 import { resolvePath } from './config-loader.js';
+import { hookSandboxes } from './hook-sandboxes.js';
 import { createNodeLogger } from './logger.js';
 import { attachWebSocket, upgradeWebSocket } from './websocket.js';
 
@@ -25,6 +26,8 @@ export interface StartOptions {
   log?: Logger;
   /** Output buffered per socket before the gateway stops reading from it (backpressure). */
   wsHighWaterBytes?: number;
+  /** The config file and its `file:` secrets: covered in every sandboxed hook's view. */
+  privatePaths?: readonly string[];
 }
 
 export interface RunningGateway {
@@ -45,6 +48,7 @@ const CLOSE_GRACE_MS = 1_000;
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
   const { config, baseDir } = opts;
   const log = opts.log ?? createNodeLogger(config.server.logLevel);
+  const sandboxFor = hookSandboxes(config, baseDir, opts.privatePaths ?? [], log);
   const { verifiers, backends, gateway, metrics } = await assembleGateway(
     config,
     {
@@ -58,6 +62,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
             cwd: b.cwd ? resolvePath(baseDir, b.cwd) : baseDir,
             inheritEnv: b.inherit_env,
             maxLineBytes: config.server.maxBodyBytes,
+            wrap: sandboxFor(hook),
           },
           ctx,
         );

@@ -1,0 +1,80 @@
+import type { SpawnSpec } from '../backends/types.js';
+import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import type { Logger } from '../server/logger.js';
+import { resolvePath } from './config-loader.js';
+import { detectSandbox, hookOwnPaths, planSandbox, wrapInSandbox } from './sandbox.js';
+
+type StdioBackendDoc = Extract<HookRuntime['backend'], { type: 'stdio' }>;
+
+/**
+ * Applies `server.sandbox` to the config's stdio hooks: probes bubblewrap once, says loudly at
+ * startup when hooks will run unsandboxed, refuses to start when `required` cannot be met, and
+ * returns the spawn wrapper for each hook (undefined: spawn it as it is).
+ */
+export function hookSandboxes(
+  config: GatewayConfig,
+  baseDir: string,
+  privatePaths: readonly string[],
+  log: Logger,
+): (hook: HookRuntime) => ((spec: SpawnSpec) => SpawnSpec) | undefined {
+  const stdio = [...config.tenants.values()].flatMap((t) =>
+    [...t.hooks.values()].filter((h) => h.backend.type === 'stdio'),
+  );
+  const setting = config.server.sandbox;
+  if (stdio.length === 0) return () => undefined;
+  if (setting === 'off') {
+    log.warn(
+      { sandbox: 'off' },
+      'server.sandbox is off: stdio hooks run as the gateway user and can read its environment, memory and files',
+    );
+    return () => undefined;
+  }
+  const support = detectSandbox();
+  if (!support.available) {
+    if (setting === 'required')
+      throw new Error(`server.sandbox is required but bubblewrap cannot be used: ${support.reason}`);
+    log.warn(
+      { sandbox: 'unavailable', reason: support.reason },
+      'SANDBOX UNAVAILABLE: stdio hooks run unsandboxed as the gateway user and can read its environment ' +
+        '(secrets included), memory and files; install bubblewrap (see docs/sandbox.md) or set ' +
+        'server.sandbox: required to refuse to start',
+    );
+    return () => undefined;
+  }
+  log.info({ sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind }, 'stdio hooks sandboxed');
+
+  const paths = (h: HookRuntime) => {
+    const b = h.backend as StdioBackendDoc;
+    const cwd = b.cwd ? resolvePath(baseDir, b.cwd) : baseDir;
+    return {
+      b,
+      cwd,
+      readPaths: b.sandbox.read_paths.map((p) => resolvePath(baseDir, p)),
+      writePaths: b.sandbox.write_paths.map((p) => resolvePath(baseDir, p)),
+    };
+  };
+  const owned = new Map(
+    stdio.map((h) => {
+      const { b, cwd, readPaths, writePaths } = paths(h);
+      return [h, hookOwnPaths({ command: b.command, cwd, explicitCwd: !!b.cwd, readPaths, writePaths })];
+    }),
+  );
+  return (hook) => {
+    const { b, cwd, readPaths, writePaths } = paths(hook);
+    const foreignPaths = stdio.filter((h) => h.tenant !== hook.tenant).flatMap((h) => owned.get(h) ?? []);
+    const policy = planSandbox(
+      {
+        command: b.command,
+        cwd,
+        env: b.env,
+        readPaths,
+        writePaths,
+        network: b.sandbox.network,
+        privatePaths,
+        foreignPaths,
+      },
+      support,
+    );
+    return (spec) => wrapInSandbox(spec, policy);
+  };
+}
