@@ -19,8 +19,13 @@ const hook = (extra: Record<string, unknown> = {}) => ({
 const call = (h: string, tool: string, method = 'hook.before_tool') =>
   gw.call(h, method, { tool, arguments: {} });
 
+// These tests name hook processes by their host pid (kill(pid, 0)), which the sandbox's PID
+// namespace hides; test/node/sandbox.test.ts covers crash, restart and shutdown inside the sandbox.
+const server = { sandbox: 'off' };
+
 beforeAll(async () => {
   gw = await startTestGateway({
+    server,
     tenants: { acme: tenantDoc({ open: hook(), closed: hook({ on_failure: 'closed' }), crashy: hook() }) },
   });
 });
@@ -88,7 +93,7 @@ describe('stdio backend: hosting an unmodified PicoClaw hook process', () => {
 
   it('stops the process on shutdown', async () => {
     const pid = Number((await call('open', 'pid')).result.result.for_llm);
-    const other = await startTestGateway({ tenants: { acme: tenantDoc({ h: hook() }) } });
+    const other = await startTestGateway({ server, tenants: { acme: tenantDoc({ h: hook() }) } });
     const childPid = Number(
       (await other.call('h', 'hook.before_tool', { tool: 'pid' })).result.result.for_llm,
     );
