@@ -95,7 +95,11 @@ export class StdioBackend implements HookBackend {
       : { ...baseEnv(), ...this.opts.env };
     const plain: SpawnSpec = { command: cmd, args, cwd: this.opts.cwd, env };
     const run = this.opts.wrap ? this.opts.wrap(plain) : plain;
-    const child = spawn(run.command, run.args, { cwd: run.cwd, env: run.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(run.command, run.args, {
+      cwd: run.cwd,
+      env: run.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child = child;
     this.startedAt = Date.now();
     const transport = new ChildTransport(child, this.opts.maxLineBytes, (bytes) =>

@@ -51,7 +51,12 @@ export function compileConfig(
     for (const [hookName, hook] of Object.entries(tenant.hooks)) {
       const backend = compileBackend(hook, `${base}.hooks.${hookName}.backend`, resolve);
       if (checkPath && hook.backend.type === 'stdio')
-        checkSandboxPaths(hook.backend.sandbox, `${base}.hooks.${hookName}.backend.sandbox`, checkPath, issues);
+        checkSandboxPaths(
+          hook.backend.sandbox,
+          `${base}.hooks.${hookName}.backend.sandbox`,
+          checkPath,
+          issues,
+        );
       if (backend) hooks.set(hookName, compileHook(tenantName, hookName, hook, backend));
     }
     tenants.set(tenantName, {

@@ -41,7 +41,10 @@ export function hookSandboxes(
     );
     return () => undefined;
   }
-  log.info({ sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind }, 'stdio hooks sandboxed');
+  log.info(
+    { sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind },
+    'stdio hooks sandboxed',
+  );
 
   const paths = (h: HookRuntime) => {
     const b = h.backend as StdioBackendDoc;

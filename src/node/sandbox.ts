@@ -150,7 +150,10 @@ export interface HookSandboxInput {
 }
 
 /** Resolves one hook's view against the host (real paths, the interpreter's prefix, what to cover). */
-export function planSandbox(input: HookSandboxInput, support: SandboxSupport & { available: true }): SandboxPolicy {
+export function planSandbox(
+  input: HookSandboxInput,
+  support: SandboxSupport & { available: true },
+): SandboxPolicy {
   const systemRoots = systemRealRoots(support.host);
   const isSystem = (p: string) => systemRoots.some((r) => within(p, r));
   const cwd = real(input.cwd);
@@ -228,7 +231,8 @@ export function detectSandbox(): SandboxSupport {
 }
 
 function probe(): SandboxSupport {
-  if (process.platform !== 'linux') return { available: false, reason: `bubblewrap needs Linux (this is ${process.platform})` };
+  if (process.platform !== 'linux')
+    return { available: false, reason: `bubblewrap needs Linux (this is ${process.platform})` };
   const path = process.env.PATH ?? '/usr/bin:/bin';
   const bwrap = findExecutable('bwrap', path, '/');
   if (!bwrap) return { available: false, reason: 'bwrap is not on PATH (install bubblewrap)' };
@@ -252,9 +256,18 @@ function probe(): SandboxSupport {
       cwd: '/',
       keepHome: false,
     };
-    const spec = wrapInSandbox({ command: id, args: ['-u'], cwd: '/', env: { PATH: '/usr/bin:/bin' } }, policy);
-    const r = spawnSync(spec.command, spec.args, { cwd: '/', env: spec.env, encoding: 'utf8', timeout: 10_000 });
-    if (r.status === 0 && r.stdout.trim() === String(SANDBOX_UID)) return { available: true, bwrap, identity, host };
+    const spec = wrapInSandbox(
+      { command: id, args: ['-u'], cwd: '/', env: { PATH: '/usr/bin:/bin' } },
+      policy,
+    );
+    const r = spawnSync(spec.command, spec.args, {
+      cwd: '/',
+      env: spec.env,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (r.status === 0 && r.stdout.trim() === String(SANDBOX_UID))
+      return { available: true, bwrap, identity, host };
     const why = (r.error?.message ?? r.stderr ?? '').trim() || `exit ${r.status ?? r.signal}`;
     failures.push(`${identity.kind}: ${why.split('\n')[0]}`);
   }

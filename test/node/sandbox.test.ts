@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -124,9 +124,9 @@ describe('wrapInSandbox: the bwrap argv (pure)', () => {
     const out = wrapInSandbox(spec, policy({ identity: { kind: 'setpriv', setpriv: '/usr/bin/setpriv' } }));
     const { flags, run } = split(out.args);
     expect(flags).not.toContain('--unshare-user');
-    expect(at(flags, '--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID')).toBeGreaterThan(
-      -1,
-    );
+    expect(
+      at(flags, '--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'),
+    ).toBeGreaterThan(-1);
     expect(run).toEqual([
       '/usr/bin/setpriv',
       '--reuid=65534',
@@ -143,13 +143,40 @@ describe('wrapInSandbox: the bwrap argv (pure)', () => {
   });
 });
 
+describe.skipIf(!bwrapAvailable)(`the argv, run by the real bwrap${why}`, () => {
+  const identities = [
+    { kind: 'userns' as const },
+    ...(process.getuid?.() === 0 ? [{ kind: 'setpriv' as const, setpriv: '/usr/bin/setpriv' }] : []),
+  ];
+  it.each(identities)('$kind: uid 65534, no capabilities, only its own processes', (identity) => {
+    if (!support.available) return;
+    const script = 'id -u; grep -E "^Cap(Eff|Prm|Bnd)" /proc/self/status; ls /proc | grep -c "^[0-9]"';
+    const out = wrapInSandbox(
+      { command: '/bin/sh', args: ['-c', script], cwd: '/', env: { PATH: '/usr/bin:/bin' } },
+      { ...policy({ identity, cwd: '/', network: false }), bwrap: support.bwrap, host: support.host },
+    );
+    const r = spawnSync(out.command, out.args, { env: out.env, encoding: 'utf8', timeout: 10_000 });
+    expect(r.stderr).toBe('');
+    const [uid, ...rest] = r.stdout.trim().split('\n');
+    expect(uid).toBe('65534');
+    expect(rest.slice(0, 3).map((l) => l.split(/\s+/)[1])).toEqual([
+      '0000000000000000',
+      '0000000000000000',
+      '0000000000000000',
+    ]);
+    // bwrap's init, sh, ls and grep: nothing of the host.
+    expect(Number(rest[3])).toBeLessThanOrEqual(4);
+  });
+});
+
 describe('planSandbox: one hook view, resolved against the host', () => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'hookgate-plan-')));
   const prefix = join(root, 'opt', 'lang');
   const acme = join(root, 'hooks', 'acme');
   const globex = join(root, 'hooks', 'globex');
   beforeAll(() => {
-    for (const d of [join(prefix, 'bin'), join(prefix, 'lib'), acme, globex]) mkdirSync(d, { recursive: true });
+    for (const d of [join(prefix, 'bin'), join(prefix, 'lib'), acme, globex])
+      mkdirSync(d, { recursive: true });
     writeFileSync(join(prefix, 'bin', 'lang'), '#!/bin/sh\n', { mode: 0o755 });
     writeFileSync(join(root, 'hookgate.yaml'), 'tenants: {}\n');
     writeFileSync(join(root, 'key.txt'), 'secret\n');
@@ -191,7 +218,7 @@ describe('planSandbox: one hook view, resolved against the host', () => {
     ]);
   });
 
-  it("never covers what the hook itself needs, and a secret even when read_paths names it", () => {
+  it('never covers what the hook itself needs, and a secret even when read_paths names it', () => {
     const p = plan({ cwd: globex, command: ['lang', 'hook.lang'], readPaths: [join(root, 'key.txt')] });
     expect(p.hide.map((h) => h.path)).toEqual([join(root, 'key.txt')]);
   });
@@ -250,7 +277,13 @@ function fixture(sandbox: string): Fixture {
   };
   const config = join(dir, 'hookgate.yaml');
   writeFileSync(config, JSON.stringify(doc, null, 2), { mode: 0o644 });
-  return { dir, config, secretFile: join(dir, 'keys', 'acme.key'), globexHook: join(dir, 'globex', 'hook.mjs'), data: join(dir, 'data') };
+  return {
+    dir,
+    config,
+    secretFile: join(dir, 'keys', 'acme.key'),
+    globexHook: join(dir, 'globex', 'hook.mjs'),
+    data: join(dir, 'data'),
+  };
 }
 
 const children = new Set<ChildProcess>();
@@ -280,7 +313,10 @@ async function serve(f: Fixture, env: Record<string, string> = {}) {
 
 async function listening(gw: Awaited<ReturnType<typeof serve>>): Promise<string> {
   await expect.poll(() => gw.out(), { timeout: 20_000 }).toContain('hookgate listening');
-  const line = gw.out().split('\n').find((l) => l.includes('hookgate listening'))!;
+  const line = gw
+    .out()
+    .split('\n')
+    .find((l) => l.includes('hookgate listening'))!;
   return JSON.parse(line).url;
 }
 
@@ -295,7 +331,12 @@ async function spyFrom(f: Fixture, url: string, hook: string, args: object) {
         const res = await fetch(`${url}/v1/tenants/acme/hooks/${hook}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.before_tool', params: { tool: 'spy', arguments: args } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'hook.before_tool',
+            params: { tool: 'spy', arguments: args },
+          }),
         });
         body = await res.json();
         return body.result?.action;
@@ -319,7 +360,14 @@ describe('a hosted stdio hook cannot reach the secrets the gateway needs', () =>
       const f = fixture('auto');
       const gw = await serve(f);
       const url = await listening(gw);
-      const targets = [`/proc/${gw.child.pid}/environ`, '/proc/{ppid}/environ', '/proc/1/environ', f.config, f.secretFile, f.globexHook];
+      const targets = [
+        `/proc/${gw.child.pid}/environ`,
+        '/proc/{ppid}/environ',
+        '/proc/1/environ',
+        f.config,
+        f.secretFile,
+        f.globexHook,
+      ];
       const seen = await spyFrom(f, url, 'spy', { read: targets, url: `${url}/healthz`, write: f.data });
       const offline = await spyFrom(f, url, 'offline', { read: [], url: `${url}/healthz` });
       await stop(gw);
@@ -332,7 +380,8 @@ describe('a hosted stdio hook cannot reach the secrets the gateway needs', () =>
       // The gateway's pid does not exist in the hook's PID namespace.
       expect(seen.reads[`/proc/${gw.child.pid}/environ`]).toEqual({ error: 'ENOENT' });
       // Covered files are a device node on a nodev mount: nothing to read.
-      for (const p of [f.config, f.secretFile, f.globexHook]) expect(seen.reads[p]).toEqual({ error: 'EACCES' });
+      for (const p of [f.config, f.secretFile, f.globexHook])
+        expect(seen.reads[p]).toEqual({ error: 'EACCES' });
       expect(seen.uid).toBe(SANDBOX_UID);
       expect(seen.pid).toBeLessThan(10);
       expect(seen.home).toBe('/tmp');
@@ -367,7 +416,9 @@ describe('server.sandbox when bubblewrap cannot be used', () => {
     const gw = await serve(f, { PATH: '/nonexistent' });
     expect(await gw.exited).toBe(1);
     children.delete(gw.child);
-    expect(gw.err()).toContain('server.sandbox is required but bubblewrap cannot be used: bwrap is not on PATH');
+    expect(gw.err()).toContain(
+      'server.sandbox is required but bubblewrap cannot be used: bwrap is not on PATH',
+    );
   }, 30_000);
 
   it('auto: starts, with a loud warning', async () => {
@@ -379,7 +430,11 @@ describe('server.sandbox when bubblewrap cannot be used', () => {
       .out()
       .split('\n')
       .find((l) => l.includes('SANDBOX UNAVAILABLE'));
-    expect(JSON.parse(warning!)).toMatchObject({ level: 'warn', sandbox: 'unavailable', reason: expect.stringContaining('bwrap') });
+    expect(JSON.parse(warning!)).toMatchObject({
+      level: 'warn',
+      sandbox: 'unavailable',
+      reason: expect.stringContaining('bwrap'),
+    });
   }, 30_000);
 });
 
@@ -403,7 +458,10 @@ describe.skipIf(!bwrapAvailable)(`a sandboxed hook's life: crash, restart, shutd
     const gw = await startTestGateway({
       tenants: {
         acme: tenantDoc({
-          h: { backend: { type: 'stdio', command: [process.execPath, MISBEHAVING, marker] }, tools: ['ok', 'crash', 'pid'] },
+          h: {
+            backend: { type: 'stdio', command: [process.execPath, MISBEHAVING, marker] },
+            tools: ['ok', 'crash', 'pid'],
+          },
         }),
       },
     });
@@ -411,7 +469,9 @@ describe.skipIf(!bwrapAvailable)(`a sandboxed hook's life: crash, restart, shutd
       const ok = await gw.call('h', 'hook.before_tool', { tool: 'ok', arguments: {} });
       expect(ok.result.result.for_llm).toBe('ok ok');
       // In its own PID namespace, the hook is not the host pid the gateway spawned.
-      expect(Number((await gw.call('h', 'hook.before_tool', { tool: 'pid' })).result.result.for_llm)).toBeLessThan(10);
+      expect(
+        Number((await gw.call('h', 'hook.before_tool', { tool: 'pid' })).result.result.for_llm),
+      ).toBeLessThan(10);
       expect(processesWith(marker).length).toBeGreaterThanOrEqual(2);
       const crash = await gw.call('h', 'hook.before_tool', { tool: 'crash', arguments: {} });
       expect(crash.result).toEqual({ action: 'continue' });
