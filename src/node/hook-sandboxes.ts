@@ -2,7 +2,7 @@ import type { SpawnSpec } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import type { Logger } from '../server/logger.js';
 import { resolvePath } from './config-loader.js';
-import { detectSandbox, hookOwnPaths, planSandbox, wrapInSandbox } from './sandbox.js';
+import { deniedToSandboxUser, detectSandbox, hookOwnPaths, planSandbox, wrapInSandbox } from './sandbox.js';
 
 type StdioBackendDoc = Extract<HookRuntime['backend'], { type: 'stdio' }>;
 
@@ -78,6 +78,20 @@ export function hookSandboxes(
       },
       support,
     );
+    if (policy.identity.kind === 'setpriv') {
+      const files = b.command.slice(1).map((a) => ({ path: resolvePath(cwd, a), write: false }));
+      const denied = deniedToSandboxUser([
+        { path: policy.cwd, write: false },
+        ...files,
+        ...policy.readOnly.map((path) => ({ path, write: false })),
+        ...policy.writable.map((path) => ({ path, write: true })),
+      ]);
+      if (denied.length > 0)
+        log.warn(
+          { tenant: hook.tenant, hook: hook.name, denied },
+          'the sandboxed hook runs as uid 65534, which cannot use these paths; it will likely fail to start',
+        );
+    }
     return (spec) => wrapInSandbox(spec, policy);
   };
 }

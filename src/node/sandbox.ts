@@ -222,6 +222,29 @@ export function hookOwnPaths(hook: {
   return out;
 }
 
+/**
+ * With the `setpriv` identity the hook is the real host uid 65534, so plain file permissions apply:
+ * the paths it is given must be readable (writable) by that uid. Returns those that are not, each
+ * with what is missing, so startup can say so instead of the hook failing with EACCES.
+ */
+export function deniedToSandboxUser(paths: readonly { path: string; write: boolean }[]): string[] {
+  const denied: string[] = [];
+  for (const { path, write } of paths) {
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(path);
+    } catch {
+      continue;
+    }
+    const shift = st.uid === SANDBOX_UID ? 6 : st.gid === SANDBOX_GID ? 3 : 0;
+    const bits = (Number(st.mode) >> shift) & 7;
+    const need = (write ? 2 : 4) | (st.isDirectory() ? 1 : 0);
+    if ((bits & need) !== need)
+      denied.push(`${path} (needs ${write ? 'write' : 'read'} for uid ${SANDBOX_UID})`);
+  }
+  return denied;
+}
+
 let cached: SandboxSupport | undefined;
 
 /** Whether bubblewrap works here and how; probed once (bwrap with the real flags runs `id -u`). */

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/node/config-loader.js';
 import {
+  deniedToSandboxUser,
   detectSandbox,
   planSandbox,
   type SandboxPolicy,
@@ -226,6 +227,39 @@ describe('planSandbox: one hook view, resolved against the host', () => {
   it('keeps HOME when the config sets it', () => {
     expect(plan().keepHome).toBe(false);
     expect(plan({ env: { HOME: '/srv/home' } }).keepHome).toBe(true);
+  });
+});
+
+describe('deniedToSandboxUser: what uid 65534 cannot use (setpriv identity)', () => {
+  it('names paths whose permission bits keep uid 65534 out, and what it needs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-perm-'));
+    const mk = (name: string, mode: number, isDir = false) => {
+      const p = join(dir, name);
+      if (isDir) mkdirSync(p);
+      else writeFileSync(p, '');
+      chmodSync(p, mode);
+      return p;
+    };
+    const open = mk('open.mjs', 0o644);
+    const closed = mk('closed.mjs', 0o600);
+    const privateDir = mk('private', 0o700, true);
+    const listable = mk('listable', 0o755, true);
+    const shared = mk('shared', 0o777, true);
+    expect(
+      deniedToSandboxUser([
+        { path: open, write: false },
+        { path: closed, write: false },
+        { path: privateDir, write: false },
+        { path: listable, write: false },
+        { path: listable, write: true },
+        { path: shared, write: true },
+        { path: join(dir, 'missing'), write: false },
+      ]),
+    ).toEqual([
+      `${closed} (needs read for uid 65534)`,
+      `${privateDir} (needs read for uid 65534)`,
+      `${listable} (needs write for uid 65534)`,
+    ]);
   });
 });
 
