@@ -41,6 +41,18 @@ export function hookSandboxes(
     );
     return () => undefined;
   }
+  const offline = stdio.filter((h) => !(h.backend as StdioBackendDoc).sandbox.network);
+  if (offline.length > 0 && support.networkIsolation !== true) {
+    const names = offline.map((h) => `${h.tenant}/${h.name}`);
+    if (setting === 'required')
+      throw new Error(
+        `server.sandbox is required but hooks with sandbox.network: false (${names.join(', ')}) cannot get a network of their own: ${support.networkIsolation}`,
+      );
+    log.warn(
+      { sandbox: 'shared-network', hooks: names, reason: support.networkIsolation },
+      'SANDBOX NETWORK UNAVAILABLE: hooks with sandbox.network: false share the host network',
+    );
+  }
   log.info(
     { sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind },
     'stdio hooks sandboxed',
@@ -72,7 +84,7 @@ export function hookSandboxes(
         env: b.env,
         readPaths,
         writePaths,
-        network: b.sandbox.network,
+        network: b.sandbox.network || support.networkIsolation !== true,
         privatePaths,
         foreignPaths,
       },

@@ -28,7 +28,14 @@ export interface HostSystem {
 }
 
 export type SandboxSupport =
-  | { available: true; bwrap: string; identity: SandboxIdentity; host: HostSystem }
+  | {
+      available: true;
+      bwrap: string;
+      identity: SandboxIdentity;
+      host: HostSystem;
+      /** true when hooks can get a network namespace of their own, else why they cannot. */
+      networkIsolation: true | string;
+    }
   | { available: false; reason: string };
 
 /** Everything `wrapInSandbox` needs, already resolved against the host: it does no I/O itself. */
@@ -268,33 +275,31 @@ function probe(): SandboxSupport {
   identities.push({ kind: 'userns' });
   const failures: string[] = [];
   for (const identity of identities) {
-    const policy: SandboxPolicy = {
-      bwrap,
-      identity,
-      host,
-      readOnly: [],
-      writable: [],
-      hide: [],
-      network: false,
-      cwd: '/',
-      keepHome: false,
-    };
-    const spec = wrapInSandbox(
-      { command: id, args: ['-u'], cwd: '/', env: { PATH: '/usr/bin:/bin' } },
-      policy,
-    );
-    const r = spawnSync(spec.command, spec.args, {
-      cwd: '/',
-      env: spec.env,
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    if (r.status === 0 && r.stdout.trim() === String(SANDBOX_UID))
-      return { available: true, bwrap, identity, host };
-    const why = (r.error?.message ?? r.stderr ?? '').trim() || `exit ${r.status ?? r.signal}`;
-    failures.push(`${identity.kind}: ${why.split('\n')[0]}`);
+    const base = { bwrap, identity, host, readOnly: [], writable: [], hide: [], cwd: '/', keepHome: false };
+    const why = runsAsSandboxUser({ ...base, network: true }, id);
+    if (why) {
+      failures.push(`${identity.kind}: ${why}`);
+      continue;
+    }
+    // A network namespace of its own can need more (in Docker, CAP_NET_ADMIN for its loopback).
+    const netWhy = runsAsSandboxUser({ ...base, network: false }, id);
+    return { available: true, bwrap, identity, host, networkIsolation: netWhy ?? true };
   }
   return { available: false, reason: `${bwrap} does not work here (${failures.join('; ')})` };
+}
+
+/** Runs `id -u` in the sandbox `policy` describes; undefined when it ran as uid 65534, else why not. */
+function runsAsSandboxUser(policy: SandboxPolicy, id: string): string | undefined {
+  const spec = wrapInSandbox({ command: id, args: ['-u'], cwd: '/', env: { PATH: '/usr/bin:/bin' } }, policy);
+  const r = spawnSync(spec.command, spec.args, {
+    cwd: '/',
+    env: spec.env,
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  if (r.status === 0 && r.stdout.trim() === String(SANDBOX_UID)) return undefined;
+  const why = (r.error?.message ?? r.stderr ?? '').trim() || `exit ${r.status ?? r.signal}`;
+  return why.split('\n')[0];
 }
 
 function hostSystem(): HostSystem {

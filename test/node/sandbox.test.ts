@@ -189,6 +189,7 @@ describe('planSandbox: one hook view, resolved against the host', () => {
     bwrap: '/usr/bin/bwrap',
     identity: { kind: 'userns' as const },
     host: { dirs: ['/usr'], symlinks: [] },
+    networkIsolation: true as const,
   };
   const plan = (over: Record<string, unknown> = {}) =>
     planSandbox(
