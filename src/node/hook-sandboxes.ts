@@ -90,6 +90,11 @@ export function hookSandboxes(
       },
       support,
     );
+    if (b.inherit_env)
+      log.warn(
+        { tenant: hook.tenant, hook: hook.name },
+        "inherit_env: the sandboxed hook gets the gateway's whole environment, secrets included",
+      );
     if (policy.identity.kind === 'setpriv') {
       const files = b.command.slice(1).map((a) => ({ path: resolvePath(cwd, a), write: false }));
       const denied = deniedToSandboxUser([

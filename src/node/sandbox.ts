@@ -209,8 +209,9 @@ export function planSandbox(
 
 /**
  * The paths a hook brings of its own, to be covered in other tenants' sandboxes: its explicit cwd,
- * the files its command names (a bare command[0] is an interpreter on PATH, shared, so not that),
- * its read and write paths.
+ * the files its command names and the directories they are in (a hook's modules usually sit next to
+ * it; `planSandbox` keeps a directory visible that holds anything the other hook needs itself), its
+ * read and write paths. A bare command[0] is an interpreter found on PATH, shared, so not that.
  */
 export function hookOwnPaths(hook: {
   command: readonly string[];
@@ -224,7 +225,9 @@ export function hookOwnPaths(hook: {
   hook.command.forEach((arg, i) => {
     if (i === 0 && !arg.includes('/')) return;
     const p = resolve(hook.cwd, arg);
-    if (exists(p)) out.push(p);
+    if (!exists(p)) return;
+    out.push(p);
+    if (!isDir(p)) out.push(dirname(p));
   });
   return out;
 }

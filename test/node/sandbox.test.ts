@@ -16,6 +16,7 @@ import { loadConfigFile } from '../../src/node/config-loader.js';
 import {
   deniedToSandboxUser,
   detectSandbox,
+  hookOwnPaths,
   planSandbox,
   type SandboxPolicy,
   SANDBOX_UID,
@@ -223,6 +224,31 @@ describe('planSandbox: one hook view, resolved against the host', () => {
   it('never covers what the hook itself needs, and a secret even when read_paths names it', () => {
     const p = plan({ cwd: globex, command: ['lang', 'hook.lang'], readPaths: [join(root, 'key.txt')] });
     expect(p.hide.map((h) => h.path)).toEqual([join(root, 'key.txt')]);
+  });
+
+  it("takes another tenant's script directory, unless it holds something this hook needs", () => {
+    const shared = join(root, 'hooks');
+    writeFileSync(join(shared, 'top.lang'), '');
+    const globexOwn = hookOwnPaths({
+      command: ['lang', join(globex, 'hook.lang'), '--flag'],
+      cwd: root,
+      explicitCwd: false,
+      readPaths: [],
+      writePaths: [],
+    });
+    expect(globexOwn).toEqual([join(globex, 'hook.lang'), globex]);
+    expect(plan({ foreignPaths: globexOwn }).hide).toContainEqual({ path: globex, dir: true });
+    // A script next to this hook's own: only the file is covered, the directory stays.
+    const besideOwn = hookOwnPaths({
+      command: [join(shared, 'top.lang')],
+      cwd: root,
+      explicitCwd: false,
+      readPaths: [],
+      writePaths: [],
+    });
+    const hide = plan({ command: ['lang', 'hooks/acme/hook.lang'], foreignPaths: besideOwn }).hide;
+    expect(hide).toContainEqual({ path: join(shared, 'top.lang'), dir: false });
+    expect(hide.map((h) => h.path)).not.toContain(shared);
   });
 
   it('keeps HOME when the config sets it', () => {
