@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -353,8 +354,17 @@ afterAll(() => {
 });
 
 /** `hookgate serve` as its own process, with a secret in its environment; resolves once it listens. */
-async function serve(f: Fixture, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', f.config, '--port', '0'], {
+/** Root can also start the gateway as an unprivileged user, to try the `userns` identity for real. */
+const SETPRIV =
+  process.getuid?.() === 0 ? ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p)) : undefined;
+
+async function serve(f: Fixture, env: Record<string, string> = {}, unprivileged = false) {
+  const argv = [BIN, 'serve', '--config', f.config, '--port', '0'];
+  const [command, ...args] =
+    unprivileged && SETPRIV
+      ? [SETPRIV, '--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, ...argv]
+      : [process.execPath, ...argv];
+  const child = spawn(command, args, {
     cwd: REPO,
     env: { ...process.env, GLOBEX_HOOK_SECRET: FAKE_GATEWAY_SECRET, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -415,46 +425,56 @@ async function stop(gw: Awaited<ReturnType<typeof serve>>) {
 }
 
 describe('a hosted stdio hook cannot reach the secrets the gateway needs', () => {
-  it.skipIf(!bwrapAvailable)(
-    `sandboxed (the default): not the gateway's environ, the config, its file: secret, nor another tenant's hook${why}`,
-    async () => {
-      const f = fixture('auto');
-      const gw = await serve(f);
-      const url = await listening(gw);
-      const targets = [
-        `/proc/${gw.child.pid}/environ`,
-        '/proc/{ppid}/environ',
-        '/proc/1/environ',
-        f.config,
-        f.secretFile,
-        f.globexHook,
-      ];
-      const seen = await spyFrom(f, url, 'spy', { read: targets, url: `${url}/healthz`, write: f.data });
-      const offline = await spyFrom(f, url, 'offline', { read: [], url: `${url}/healthz` });
-      await stop(gw);
+  const gateways = [
+    { as: 'the gateway as it runs here', unprivileged: false },
+    ...(SETPRIV ? [{ as: 'an unprivileged gateway (uid 65534, user namespace)', unprivileged: true }] : []),
+  ];
+  for (const { as, unprivileged } of gateways)
+    it.skipIf(!bwrapAvailable)(
+      `sandboxed (the default), ${as}: not the gateway's environ, the config, its file: secret, nor another tenant's hook${why}`,
+      async () => {
+        const f = fixture('auto');
+        const gw = await serve(f, {}, unprivileged);
+        const url = await listening(gw);
+        const targets = [
+          `/proc/${gw.child.pid}/environ`,
+          '/proc/{ppid}/environ',
+          '/proc/1/environ',
+          f.config,
+          f.secretFile,
+          f.globexHook,
+        ];
+        const seen = await spyFrom(f, url, 'spy', { read: targets, url: `${url}/healthz`, write: f.data });
+        const offline = await spyFrom(f, url, 'offline', { read: [], url: `${url}/healthz` });
+        await stop(gw);
 
-      const leaked = JSON.stringify(seen);
-      expect(leaked).not.toContain(FAKE_GATEWAY_SECRET);
-      expect(leaked).not.toContain(ACME_FILE_SECRET);
-      expect(leaked).not.toContain(GLOBEX_MARKER);
-      expect(leaked).not.toContain('GLOBEX_HOOK_SECRET');
-      // The gateway's pid does not exist in the hook's PID namespace.
-      expect(seen.reads[`/proc/${gw.child.pid}/environ`]).toEqual({ error: 'ENOENT' });
-      // Covered files are a device node on a nodev mount: nothing to read.
-      for (const p of [f.config, f.secretFile, f.globexHook])
-        expect(seen.reads[p]).toEqual({ error: 'EACCES' });
-      expect(seen.uid).toBe(SANDBOX_UID);
-      expect(seen.pid).toBeLessThan(10);
-      expect(seen.home).toBe('/tmp');
-      expect(seen.writeCwd).toMatch(/^(EROFS|EACCES)$/);
-      expect(seen.write).toBe('ok');
-      expect(readFileSync(join(f.data, 'spy-was-here'), 'utf8')).toBe('x');
-      expect(seen.network).toBe('200');
-      expect(offline.network).toMatch(/^failed/);
-      expect(gw.out()).toContain('stdio hooks sandboxed');
-    },
-    60_000,
-  );
+        const leaked = JSON.stringify(seen);
+        expect(leaked).not.toContain(FAKE_GATEWAY_SECRET);
+        expect(leaked).not.toContain(ACME_FILE_SECRET);
+        expect(leaked).not.toContain(GLOBEX_MARKER);
+        expect(leaked).not.toContain('GLOBEX_HOOK_SECRET');
+        // The gateway's pid does not exist in the hook's PID namespace.
+        expect(seen.reads[`/proc/${gw.child.pid}/environ`]).toEqual({ error: 'ENOENT' });
+        // Covered files are a device node on a nodev mount: nothing to read.
+        for (const p of [f.config, f.secretFile, f.globexHook])
+          expect(seen.reads[p]).toEqual({ error: 'EACCES' });
+        expect(seen.uid).toBe(SANDBOX_UID);
+        expect(seen.pid).toBeLessThan(10);
+        expect(seen.home).toBe('/tmp');
+        expect(seen.writeCwd).toMatch(/^(EROFS|EACCES)$/);
+        expect(seen.write).toBe('ok');
+        expect(readFileSync(join(f.data, 'spy-was-here'), 'utf8')).toBe('x');
+        expect(seen.network).toBe('200');
+        expect(offline.network).toMatch(/^failed/);
+        const started = gw
+          .out()
+          .split('\n')
+          .find((l) => l.includes('stdio hooks sandboxed'));
+        const identity = unprivileged || process.getuid?.() !== 0 ? 'userns' : 'setpriv';
+        expect(JSON.parse(started!)).toMatchObject({ sandbox: 'bubblewrap', identity });
+      },
+      60_000,
+    );
 
   it('unsandboxed (server.sandbox: off), the same hook reads all of it: the control', async () => {
     const f = fixture('off');
