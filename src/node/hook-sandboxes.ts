@@ -97,10 +97,9 @@ export function hookSandboxes(
       );
     if (policy.identity.kind === 'setpriv') {
       const files = b.command.slice(1).map((a) => ({ path: resolvePath(cwd, a), write: false }));
+      const wanted = [...files, ...policy.readOnly.map((path) => ({ path, write: false }))];
       const denied = deniedToSandboxUser([
-        { path: policy.cwd, write: false },
-        ...files,
-        ...policy.readOnly.map((path) => ({ path, write: false })),
+        ...new Map(wanted.map((w) => [w.path, w])).values(),
         ...policy.writable.map((path) => ({ path, write: true })),
       ]);
       if (denied.length > 0)
