@@ -7,7 +7,7 @@ import { Backoff } from '../lib/backoff.js';
 import { Method, PROTOCOL_VERSION } from '../protocol/methods.js';
 import { DEFAULT_STDERR_LIMITS, HookStderr, type StderrLimits } from './stdio-stderr.js';
 import { StdinQueue } from './stdin-queue.js';
-import { BackendError, type BackendContext, type HookBackend } from './types.js';
+import { BackendError, type BackendContext, type HookBackend, type SpawnSpec } from './types.js';
 
 export interface StdioBackendOptions {
   command: readonly string[];
@@ -28,6 +28,8 @@ export interface StdioBackendOptions {
   /** A hook whose stdin has not drained for this long is killed and restarted; 0: never. */
   stdinStallMs?: number;
   stderr?: Partial<StderrLimits>;
+  /** Rewrites what is spawned just before spawning it: the sandbox (src/node/sandbox.ts). */
+  wrap?: (spec: SpawnSpec) => SpawnSpec;
 }
 
 const KILL_GRACE_MS = 2_000;
@@ -133,8 +135,12 @@ export class StdioBackend implements HookBackend {
     const env = this.opts.inheritEnv
       ? { ...process.env, ...this.opts.env }
       : { ...baseEnv(), ...this.opts.env };
+    const plain: SpawnSpec = { command: cmd, args, cwd: this.opts.cwd, env };
+    const run = this.opts.wrap ? this.opts.wrap(plain) : plain;
     this.startedAt = Date.now();
-    const child = await spawnChild(cmd, args, { cwd: this.opts.cwd, env }).catch((err: Error) => err);
+    const child = await spawnChild(run.command, [...run.args], { cwd: run.cwd, env: run.env }).catch(
+      (err: Error) => err,
+    );
     if (child instanceof Error) {
       // No process means no 'exit' either: the retry has to be scheduled here.
       this.log(

@@ -57,3 +57,11 @@ export interface BackendLogger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
+
+/** What a stdio backend is about to spawn; a wrapper (the sandbox) may rewrite all of it. */
+export interface SpawnSpec {
+  command: string;
+  args: readonly string[];
+  cwd?: string;
+  env: Record<string, string | undefined>;
+}

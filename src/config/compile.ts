@@ -14,6 +14,9 @@ import { type ConfigDocument, configSchema, type HookDocument, type KeyDocument 
 /** Turns a secret reference (`env:NAME`, `file:PATH` or a literal) into its value; throws on failure. */
 export type SecretResolver = (ref: string) => string;
 
+/** Checks that a path named in the config exists; returns why not, or undefined. Node passes one. */
+export type PathChecker = (path: string) => string | undefined;
+
 const MIN_HS256_BYTES = 32;
 const encoder = new TextEncoder();
 
@@ -22,7 +25,11 @@ const encoder = new TextEncoder();
  * thrown together as one ConfigError, each naming its path. Runtime-neutral: the Node loader and
  * the Worker entry differ only in how they read the document and resolve secrets.
  */
-export function compileConfig(input: unknown, resolveSecret: SecretResolver): GatewayConfig {
+export function compileConfig(
+  input: unknown,
+  resolveSecret: SecretResolver,
+  checkPath?: PathChecker,
+): GatewayConfig {
   const parsed = configSchema.safeParse(input);
   if (!parsed.success) throw new ConfigError(fromZodIssues(parsed.error.issues));
   const doc: ConfigDocument = parsed.data;
@@ -53,6 +60,13 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
     for (const [hookName, hook] of Object.entries(tenant.hooks)) {
       const backend = compileBackend(hook, `${base}.hooks.${hookName}.backend`, resolve);
       const hookLimits = compileLimits(hook.limits, `${base}.hooks.${hookName}.limits`, issues);
+      if (checkPath && hook.backend.type === 'stdio')
+        checkSandboxPaths(
+          hook.backend.sandbox,
+          `${base}.hooks.${hookName}.backend.sandbox`,
+          checkPath,
+          issues,
+        );
       if (!backend) continue;
       // Every hook object has the same shape (limits present, maybe undefined): the call path reads it.
       const limits = hookLimits || tenantLimits ? { hook: hookLimits, tenant: tenantLimits } : undefined;
@@ -88,6 +102,7 @@ export function compileConfig(input: unknown, resolveSecret: SecretResolver): Ga
       logLevel: s.log_level,
       redisUrl,
       adminToken,
+      sandbox: s.sandbox,
     },
     tenants,
   };
@@ -169,6 +184,21 @@ function compileKey(
     return undefined;
   }
   return { kind: 'public', kid: key.kid, alg: key.alg, key: material };
+}
+
+/** A sandbox bind of a path that does not exist would only fail later, at every spawn. */
+function checkSandboxPaths(
+  sandbox: { read_paths: string[]; write_paths: string[] },
+  path: string,
+  checkPath: PathChecker,
+  issues: ConfigIssue[],
+): void {
+  for (const key of ['read_paths', 'write_paths'] as const) {
+    sandbox[key].forEach((p, i) => {
+      const problem = checkPath(p);
+      if (problem) issues.push({ path: `${path}.${key}.${i}`, message: problem });
+    });
+  }
 }
 
 function compileBackend(

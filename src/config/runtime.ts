@@ -81,6 +81,7 @@ export interface ServerSettings {
   redisUrl?: string;
   /** The admin routes' bearer token (resolved); undefined: admin routes disabled. */
   adminToken?: string;
+  sandbox: 'auto' | 'required' | 'off';
 }
 
 export interface GatewayConfig {

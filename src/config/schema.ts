@@ -70,6 +70,16 @@ const stdioBackend = z
       })
       .strict()
       .optional(),
+    /** What the hook sees inside its sandbox besides the system, its interpreter and its `cwd`. */
+    sandbox: z
+      .object({
+        read_paths: z.array(z.string().min(1)).default([]),
+        write_paths: z.array(z.string().min(1)).default([]),
+        /** Shared host network (hooks often call APIs); false gives the hook a network of its own. */
+        network: z.boolean().default(true),
+      })
+      .strict()
+      .default({ read_paths: [], write_paths: [], network: true }),
   })
   .strict();
 
@@ -173,6 +183,8 @@ export const serverSchema = z
      * (`env:NAME`, `file:PATH`), at least 32 bytes. Without it those routes are disabled.
      */
     admin_token: z.string().min(1).optional(),
+    /** bubblewrap for stdio hooks: auto (when usable, else a warning), required (else refuse), off. */
+    sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
   })
   .strict();
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { compileConfig } from '../config/compile.js';
 import { ConfigError } from '../config/errors.js';
-import { loadConfigFile, nodeSecretResolver } from './config-loader.js';
+import { type LoadedConfig, loadConfigFile, nodeSecretResolver } from './config-loader.js';
 import { demoConfig } from './demo.js';
 import { startGateway } from './server.js';
 import { parseTtl, signDevToken } from './token.js';
@@ -71,11 +71,15 @@ async function serveCommand(argv: string[]): Promise<number> {
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536))
     throw new Error('--port must be 0-65535');
-  let loaded: { config: ReturnType<typeof compileConfig>; baseDir: string };
+  let loaded: LoadedConfig;
   const demo = values.demo || !values.config;
   if (demo) {
     const d = demoConfig();
-    loaded = { config: compileConfig(d.document, nodeSecretResolver(d.baseDir)), baseDir: d.baseDir };
+    loaded = {
+      config: compileConfig(d.document, nodeSecretResolver(d.baseDir)),
+      baseDir: d.baseDir,
+      privatePaths: [],
+    };
   } else {
     loaded = loadConfigFile(values.config!);
   }
@@ -84,7 +88,7 @@ async function serveCommand(argv: string[]): Promise<number> {
     ...loaded,
     host: values.host,
     port,
-    loadConfig: file === undefined ? undefined : () => loadConfigFile(file).config,
+    loadConfig: file === undefined ? undefined : () => loadConfigFile(file),
   });
   // SIGHUP re-reads the config file (as POST /admin/reload does); the outcome is logged.
   const onHangup = () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compileConfig } from '../config/compile.js';
@@ -34,6 +34,16 @@ export interface LoadedConfig {
   config: GatewayConfig;
   /** Relative paths in the config (module, cwd, file:) are relative to this directory. */
   baseDir: string;
+  /** The config file and every `file:` secret it read: what a sandboxed hook must never see. */
+  privatePaths: string[];
+}
+
+/** Paths in the config (sandbox read/write paths) must exist when it is loaded. */
+export function nodePathChecker(baseDir: string) {
+  return (p: string): string | undefined => {
+    const full = resolvePath(baseDir, p);
+    return existsSync(full) ? undefined : `${p} does not exist${full === p ? '' : ` (${full})`}`;
+  };
 }
 
 /** Reads a YAML or JSON file (YAML is a superset of JSON) and compiles it; every problem names its path. */
@@ -55,5 +65,15 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
     ]);
   }
   const baseDir = dirname(resolve(path));
-  return { config: compileConfig(doc, nodeSecretResolver(baseDir, env)), baseDir };
+  const privatePaths = [resolve(path)];
+  const resolveSecret = nodeSecretResolver(baseDir, env);
+  const config = compileConfig(
+    doc,
+    (ref) => {
+      if (ref.startsWith('file:')) privatePaths.push(resolvePath(baseDir, ref.slice(5)));
+      return resolveSecret(ref);
+    },
+    nodePathChecker(baseDir),
+  );
+  return { config, baseDir, privatePaths };
 }

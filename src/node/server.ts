@@ -18,6 +18,7 @@ import { type ReloadOutcome, Reloader } from '../server/reload.js';
 import type { WsSession } from '../server/ws-session.js';
 import { resolvePath } from './config-loader.js';
 import { redisLimiterFactory } from './redis-limiter.js';
+import { hookSandboxes } from './hook-sandboxes.js';
 import { createNodeLogger } from './logger.js';
 import { attachWebSocket, upgradeWebSocket } from './websocket.js';
 
@@ -34,7 +35,15 @@ export interface StartOptions {
    * Where a reload (SIGHUP, POST /admin/reload) gets the new config: the same file, read again.
    * Without it reload answers that there is no config file to re-read.
    */
-  loadConfig?: () => GatewayConfig | Promise<GatewayConfig>;
+  loadConfig?: () => ReloadedConfig | Promise<ReloadedConfig>;
+  /** The config file and its `file:` secrets: covered in every sandboxed hook's view. */
+  privatePaths?: readonly string[];
+}
+
+/** What a reload reads: the config, and the files hooks must not see (config file, `file:` secrets). */
+export interface ReloadedConfig {
+  config: GatewayConfig;
+  privatePaths?: readonly string[];
 }
 
 export interface RunningGateway {
@@ -59,6 +68,10 @@ const CLOSE_GRACE_MS = 1_000;
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
   const { config, baseDir } = opts;
   const log = opts.log ?? createNodeLogger(config.server.logLevel);
+  // Sandbox plans come from the whole config (each hook's view hides the other tenants' files), so a
+  // reload computes them again from the config it is about to apply, before building any backend.
+  // A hook that keeps running across a reload keeps the view it started with.
+  let sandboxFor = hookSandboxes(config, baseDir, opts.privatePaths ?? [], log);
   const factories: BackendFactories = {
     loadModule: (spec) => import(pathToFileURL(resolvePath(baseDir, spec)).href),
     createStdio: (hook, ctx) => {
@@ -77,6 +90,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
             linesPerSecond: b.stderr?.lines_per_second,
             maxLineBytes: b.stderr?.max_line_bytes,
           },
+          wrap: sandboxFor(hook),
         },
         ctx,
       );
@@ -103,7 +117,11 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     if (closing) {
       return Promise.resolve({ ok: false, issues: [{ path: '', message: 'the gateway is shutting down' }] });
     }
-    return reloader.reload(loadConfig);
+    return reloader.reload(async () => {
+      const next = await loadConfig();
+      sandboxFor = hookSandboxes(next.config, baseDir, next.privatePaths ?? [], log);
+      return next.config;
+    });
   };
   const app = createApp({
     live,

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StdioBackend, type StdioBackendOptions } from '../../src/backends/stdio.js';
+import { detectSandbox } from '../../src/node/sandbox.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
 const SCRIPT = join(import.meta.dirname, '..', 'helpers', 'misbehaving-hook.mjs');
@@ -23,8 +24,13 @@ const hook = (extra: Record<string, unknown> = {}) => ({
 const call = (h: string, tool: string, method = 'hook.before_tool') =>
   gw.call(h, method, { tool, arguments: {} });
 
+// These tests name hook processes by their host pid (kill(pid, 0)), which the sandbox's PID
+// namespace hides; test/node/sandbox.test.ts covers crash, restart and shutdown inside the sandbox.
+const server = { sandbox: 'off' };
+
 beforeAll(async () => {
   gw = await startTestGateway({
+    server,
     tenants: { acme: tenantDoc({ open: hook(), closed: hook({ on_failure: 'closed' }), crashy: hook() }) },
   });
 });
@@ -92,7 +98,7 @@ describe('stdio backend: hosting an unmodified PicoClaw hook process', () => {
 
   it('stops the process on shutdown', async () => {
     const pid = Number((await call('open', 'pid')).result.result.for_llm);
-    const other = await startTestGateway({ tenants: { acme: tenantDoc({ h: hook() }) } });
+    const other = await startTestGateway({ server, tenants: { acme: tenantDoc({ h: hook() }) } });
     const childPid = Number(
       (await other.call('h', 'hook.before_tool', { tool: 'pid' })).result.result.for_llm,
     );
@@ -198,12 +204,40 @@ describe('stdio backend: spawning', () => {
   it('makes /readyz ready again without a gateway restart', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
     const path = join(dir, 'hook.sh');
+    // Unsandboxed: the shell script runs SCRIPT, which is outside what a sandboxed hook is shown.
     const g = await startTestGateway({
+      server,
       tenants: { acme: tenantDoc({ late: { ...hook(), backend: { type: 'stdio', command: [path] } } }) },
     });
     try {
       expect((await fetch(`${g.url}/readyz`)).status).toBe(503);
       await writeFile(path, `#!/bin/sh\nexec "${process.execPath}" "${SCRIPT}"\n`, { mode: 0o755 });
+      await expect
+        .poll(async () => (await fetch(`${g.url}/readyz`)).status, { timeout: 8000, interval: 100 })
+        .toBe(200);
+    } finally {
+      await g.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 15_000);
+});
+
+describe.skipIf(!detectSandbox().available)('stdio backend: a hook deployed late, sandboxed', () => {
+  it('is shown the script that exists by the time it is retried (the view is planned per spawn)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
+    const path = join(dir, 'hook.mjs');
+    // mkdtemp makes a 0700 directory; as root the sandboxed hook runs as uid 65534 and must get in.
+    await chmod(dir, 0o755);
+    const g = await startTestGateway({
+      tenants: {
+        acme: tenantDoc({
+          late: { ...hook(), backend: { type: 'stdio', command: [process.execPath, path] } },
+        }),
+      },
+    });
+    try {
+      expect((await fetch(`${g.url}/readyz`)).status).toBe(503);
+      await copyFile(SCRIPT, path);
       await expect
         .poll(async () => (await fetch(`${g.url}/readyz`)).status, { timeout: 8000, interval: 100 })
         .toBe(200);

@@ -72,6 +72,34 @@ describe('config validation', () => {
     expect(out[0]).toMatch(/public_key: a private or symmetric JWK is not a public key/);
   });
 
+  it('names every sandbox path that does not exist, resolved against the config dir', () => {
+    const stdio = (sandbox: unknown) => ({ backend: { type: 'stdio', command: ['hook'], sandbox } });
+    const out = issues(
+      tenant({
+        a: stdio({ read_paths: ['.', 'no/such/dir'], write_paths: ['/no/such/abs'] }),
+        b: stdio({ read_paths: ['also-missing'] }),
+      }),
+    );
+    expect(out).toEqual([
+      expect.stringMatching(
+        /^tenants\.acme\.hooks\.a\.backend\.sandbox\.read_paths\.1: no\/such\/dir does not exist \(\/.*\/no\/such\/dir\)$/,
+      ),
+      'tenants.acme.hooks.a.backend.sandbox.write_paths.0: /no/such/abs does not exist',
+      expect.stringMatching(
+        /^tenants\.acme\.hooks\.b\.backend\.sandbox\.read_paths\.0: also-missing does not exist/,
+      ),
+    ]);
+  });
+
+  it('sandboxes stdio hooks by default (server.sandbox auto, shared network, nothing extra bound)', () => {
+    const c = compileConfig(tenant({ w: { backend: { type: 'stdio', command: ['hook'] } } }), (r) => r);
+    expect(c.server.sandbox).toBe('auto');
+    expect(c.tenants.get('acme')!.hooks.get('w')!.backend).toMatchObject({
+      sandbox: { read_paths: [], write_paths: [], network: true },
+    });
+    expect(issues({ server: { sandbox: 'maybe' }, ...tenant({}) })[0]).toMatch(/^server\.sandbox: /);
+  });
+
   it('reports every problem at once', () => {
     const out = issues(
       tenant({ a: { backend: { type: 'stdio' } }, b: { backend: { type: 'http' } } }, [

@@ -3,7 +3,7 @@ import { compileConfig } from '../../src/config/compile.js';
 import type { GatewayConfig } from '../../src/config/runtime.js';
 import { nodeSecretResolver } from '../../src/node/config-loader.js';
 import { createNodeLogger } from '../../src/node/logger.js';
-import { type RunningGateway, startGateway } from '../../src/node/server.js';
+import { type ReloadedConfig, type RunningGateway, startGateway } from '../../src/node/server.js';
 import { signDevToken } from '../../src/node/token.js';
 
 export const SECRET = 'test-secret-0123456789-abcdefghijklmnop';
@@ -72,7 +72,7 @@ export function compileTestConfig(doc: { server?: object; tenants: Record<string
 
 export async function startTestGateway(
   doc: { server?: object; tenants: Record<string, unknown> },
-  start: { wsHighWaterBytes?: number; loadConfig?: () => GatewayConfig } = {},
+  start: { wsHighWaterBytes?: number; loadConfig?: () => ReloadedConfig } = {},
 ): Promise<TestGateway> {
   const config = compileTestConfig(doc);
   const logs = new LogCapture();

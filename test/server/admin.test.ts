@@ -66,7 +66,11 @@ describe('with server.admin_token', () => {
 describe('without server.admin_token', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway({ tenants: { acme: tenantDoc({ h: rec }) } });
+    // The test helper gives every gateway an admin token; this one must have none.
+    gw = await startTestGateway({
+      server: { admin_token: undefined },
+      tenants: { acme: tenantDoc({ h: rec }) },
+    });
   });
   afterAll(() => gw?.close());
 

@@ -33,7 +33,9 @@ afterEach(async () => {
 /** A gateway whose "config file" is the variable `current`. */
 async function start(doc: Doc) {
   const state = { current: doc };
-  const gw = await startTestGateway(doc, { loadConfig: () => compileTestConfig(state.current) });
+  const gw = await startTestGateway(doc, {
+    loadConfig: () => ({ config: compileTestConfig(state.current) }),
+  });
   gateways.push(gw);
   return { gw, state };
 }

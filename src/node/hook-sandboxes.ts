@@ -1,0 +1,120 @@
+import type { SpawnSpec } from '../backends/types.js';
+import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import type { Logger } from '../server/logger.js';
+import { resolvePath } from './config-loader.js';
+import { deniedToSandboxUser, detectSandbox, hookOwnPaths, planSandbox, wrapInSandbox } from './sandbox.js';
+
+type StdioBackendDoc = Extract<HookRuntime['backend'], { type: 'stdio' }>;
+
+/**
+ * Applies `server.sandbox` to the config's stdio hooks: probes bubblewrap once, says loudly at
+ * startup when hooks will run unsandboxed, refuses to start when `required` cannot be met, and
+ * returns the spawn wrapper for each hook (undefined: spawn it as it is).
+ */
+export function hookSandboxes(
+  config: GatewayConfig,
+  baseDir: string,
+  privatePaths: readonly string[],
+  log: Logger,
+): (hook: HookRuntime) => ((spec: SpawnSpec) => SpawnSpec) | undefined {
+  const stdio = [...config.tenants.values()].flatMap((t) =>
+    [...t.hooks.values()].filter((h) => h.backend.type === 'stdio'),
+  );
+  const setting = config.server.sandbox;
+  if (stdio.length === 0) return () => undefined;
+  if (setting === 'off') {
+    log.warn(
+      { sandbox: 'off' },
+      'server.sandbox is off: stdio hooks run as the gateway user and can read its environment, memory and files',
+    );
+    return () => undefined;
+  }
+  const support = detectSandbox();
+  if (!support.available) {
+    if (setting === 'required')
+      throw new Error(`server.sandbox is required but bubblewrap cannot be used: ${support.reason}`);
+    log.warn(
+      { sandbox: 'unavailable', reason: support.reason },
+      'SANDBOX UNAVAILABLE: stdio hooks run unsandboxed as the gateway user and can read its environment ' +
+        '(secrets included), memory and files; install bubblewrap (see docs/sandbox.md) or set ' +
+        'server.sandbox: required to refuse to start',
+    );
+    return () => undefined;
+  }
+  const offline = stdio.filter((h) => !(h.backend as StdioBackendDoc).sandbox.network);
+  if (offline.length > 0 && support.networkIsolation !== true) {
+    const names = offline.map((h) => `${h.tenant}/${h.name}`);
+    if (setting === 'required')
+      throw new Error(
+        `server.sandbox is required but hooks with sandbox.network: false (${names.join(', ')}) cannot get a network of their own: ${support.networkIsolation}`,
+      );
+    log.warn(
+      { sandbox: 'shared-network', hooks: names, reason: support.networkIsolation },
+      'SANDBOX NETWORK UNAVAILABLE: hooks with sandbox.network: false share the host network',
+    );
+  }
+  log.info(
+    { sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind },
+    'stdio hooks sandboxed',
+  );
+
+  const paths = (h: HookRuntime) => {
+    const b = h.backend as StdioBackendDoc;
+    const cwd = b.cwd ? resolvePath(baseDir, b.cwd) : baseDir;
+    return {
+      b,
+      cwd,
+      readPaths: b.sandbox.read_paths.map((p) => resolvePath(baseDir, p)),
+      writePaths: b.sandbox.write_paths.map((p) => resolvePath(baseDir, p)),
+    };
+  };
+  const ownedInput = (h: HookRuntime) => {
+    const { b, cwd, readPaths, writePaths } = paths(h);
+    return { command: b.command, cwd, explicitCwd: !!b.cwd, readPaths, writePaths };
+  };
+  return (hook) => {
+    const { b, cwd, readPaths, writePaths } = paths(hook);
+    if (b.inherit_env)
+      log.warn(
+        { tenant: hook.tenant, hook: hook.name },
+        "inherit_env: the sandboxed hook gets the gateway's whole environment, secrets included",
+      );
+    // Planned at every spawn, not once: a deploy may put the command or its paths in place only
+    // after the gateway started (the backend retries), and the view must follow what is there.
+    let warnedDenied = '';
+    return (spec) => {
+      const foreignPaths = stdio
+        .filter((h) => h.tenant !== hook.tenant)
+        .flatMap((h) => hookOwnPaths(ownedInput(h)));
+      const policy = planSandbox(
+        {
+          command: b.command,
+          cwd,
+          env: b.env,
+          readPaths,
+          writePaths,
+          network: b.sandbox.network || support.networkIsolation !== true,
+          privatePaths,
+          foreignPaths,
+        },
+        support,
+      );
+      if (policy.identity.kind === 'setpriv') {
+        const files = b.command.slice(1).map((a) => ({ path: resolvePath(cwd, a), write: false }));
+        const wanted = [...files, ...policy.readOnly.map((path) => ({ path, write: false }))];
+        const denied = deniedToSandboxUser([
+          ...new Map(wanted.map((w) => [w.path, w])).values(),
+          ...policy.writable.map((path) => ({ path, write: true })),
+        ]);
+        const key = denied.join('\n');
+        if (denied.length > 0 && key !== warnedDenied)
+          log.warn(
+            { tenant: hook.tenant, hook: hook.name, denied },
+            'the sandboxed hook runs as uid 65534, which cannot use these paths; it will likely fail to start',
+          );
+        warnedDenied = key;
+      }
+      return wrapInSandbox(spec, policy);
+    };
+  };
+}
