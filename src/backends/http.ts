@@ -110,7 +110,8 @@ export class HttpBackend implements HookBackend {
     } catch {
       throw new BackendError('BACKEND_BAD_REPLY', `${method}: reply is not JSON: ${snippet(text)}`);
     }
-    const parsed = validateEnvelope(value);
+    // As PicoClaw: a reply need not say "jsonrpc":"2.0"; its id must still be ours exactly.
+    const parsed = validateEnvelope(value, { lenientResponses: true });
     if (!parsed.ok || !isResponse(parsed.message)) {
       throw new BackendError('BACKEND_BAD_REPLY', `${method}: reply is not a JSON-RPC response`);
     }

@@ -66,7 +66,7 @@ function wrongType(out: Record<string, unknown>): string | undefined {
 }
 
 export function shapeResult(method: string, result: unknown, ctx: ShapeContext): Shaped {
-  const fields = FIELDS[method];
+  const fields = Object.hasOwn(FIELDS, method) ? FIELDS[method] : undefined;
   // A method the bridge does not know is passed on untouched: the host asked the gateway, not us.
   if (fields === undefined) return { kind: 'ok', answer: result };
 

@@ -131,7 +131,8 @@ export class JsonRpcPeer {
       this.options.onstray?.(text, 'not JSON');
       return;
     }
-    const parsed = validateEnvelope(value);
+    // PicoClaw takes a reply without "jsonrpc"; so do we (ids must still match exactly).
+    const parsed = validateEnvelope(value, { lenientResponses: true });
     if (!parsed.ok) {
       this.options.onstray?.(text, parsed.response.error.message);
       return;
@@ -148,10 +149,11 @@ export class JsonRpcPeer {
     }
     clearTimeout(p.timer);
     this.pending.delete(msg.id as JsonRpcId);
-    if ('error' in msg) {
-      p.reject(new PeerError('PEER_ERROR_REPLY', msg.error.message, msg.error));
+    if (Object.hasOwn(msg, 'error')) {
+      const error = (msg as JsonRpcFailure).error;
+      p.reject(new PeerError('PEER_ERROR_REPLY', error.message, error));
     } else {
-      p.resolve(msg.result);
+      p.resolve((msg as { result?: unknown }).result);
     }
   }
 }

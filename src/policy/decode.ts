@@ -51,7 +51,7 @@ export function decodeInterceptor(method: string, raw: unknown): Decoded<Decoded
   }
   const out: DecodedInterceptor = { action: action === '' ? 'continue' : action };
   if (typeof r.reason === 'string' && r.reason !== '') out.reason = r.reason;
-  for (const key of PAYLOAD_KEY[method] ?? []) {
+  for (const key of Object.hasOwn(PAYLOAD_KEY, method) ? PAYLOAD_KEY[method] : []) {
     const v = r[key];
     if (v === undefined || v === null) continue;
     if (!isPlainObject(v)) return { ok: false, why: `${key} is not an object` };

@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
 const SCRIPT = join(import.meta.dirname, '..', 'helpers', 'misbehaving-hook.mjs');
-const TOOLS = ['ok', 'pid', 'hang', 'crash', 'garbage', 'stderr:hello-from-the-hook', 'big:2097152'];
+const TOOLS = [
+  'ok',
+  'pid',
+  'nojsonrpc',
+  'hang',
+  'crash',
+  'garbage',
+  'stderr:hello-from-the-hook',
+  'big:2097152',
+];
 const slowTools = Array.from({ length: 8 }, (_, i) => `slow:${(8 - i) * 15}`);
 let gw: TestGateway;
 
@@ -43,6 +52,15 @@ describe('stdio backend: hosting an unmodified PicoClaw hook process', () => {
     const approval = await call('open', 'hang', 'hook.approve_tool');
     expect(approval.result).toMatchObject({ approved: false });
     expect(Date.now() - started).toBeLessThan(3 * 800 + 1500);
+  });
+
+  it('takes a reply that leaves out "jsonrpc", as PicoClaw does', async () => {
+    const started = Date.now();
+    expect((await call('closed', 'nojsonrpc')).result).toEqual({
+      action: 'respond',
+      result: { for_llm: 'no jsonrpc' },
+    });
+    expect(Date.now() - started).toBeLessThan(800);
   });
 
   it('answers garbage by the failure mode', async () => {

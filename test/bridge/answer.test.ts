@@ -86,3 +86,12 @@ describe('shapeResult', () => {
     expect(shapeResult('hook.future', [1, 2], {})).toEqual({ kind: 'ok', answer: [1, 2] });
   });
 });
+
+describe('shapeResult and inherited names', () => {
+  it.each(['constructor', 'toString', '__proto__'])(
+    'passes the answer to a method named %s through untouched (no crash)',
+    (method) => {
+      expect(shapeResult(method, { action: 'x' }, {})).toEqual({ kind: 'ok', answer: { action: 'x' } });
+    },
+  );
+});

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A PicoClaw stdio hook that misbehaves on request: the tool name of a before_tool call says how.
-//   ok | slow:<ms> | hang | crash | garbage | big:<bytes> | stderr:<text> | respond
+//   ok | slow:<ms> | hang | crash | garbage | big:<bytes> | stderr:<text> | respond | nojsonrpc
+//   (nojsonrpc: the reply leaves out "jsonrpc", which PicoClaw accepts)
 // Every other method answers continue (approvals: approved true).
 import { createInterface } from 'node:readline';
 
@@ -34,6 +35,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     case 'stderr':
       process.stderr.write(`${arg}\n`);
       return reply({ action: 'continue' });
+    case 'nojsonrpc':
+      return send({ id: msg.id, result: { action: 'respond', result: { for_llm: 'no jsonrpc' } } });
     case 'pid':
       return reply({ action: 'respond', result: { for_llm: String(process.pid) } });
     default:

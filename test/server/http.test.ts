@@ -44,6 +44,11 @@ describe('POST /v1/tenants/{tenant}/hooks/{hook}: JSON-RPC edges', () => {
     ['not an object', '[1,2]', -32600],
     ['wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"hook.before_tool"}', -32600],
     ['unknown method', '{"jsonrpc":"2.0","id":1,"method":"hook.nope","params":{}}', -32601],
+    // Names a plain object inherits are no methods either.
+    ['method constructor', '{"jsonrpc":"2.0","id":1,"method":"constructor","params":{}}', -32601],
+    ['method toString', '{"jsonrpc":"2.0","id":1,"method":"toString","params":{}}', -32601],
+    ['method __proto__', '{"jsonrpc":"2.0","id":1,"method":"__proto__","params":{}}', -32601],
+    ['method hasOwnProperty', '{"jsonrpc":"2.0","id":1,"method":"hasOwnProperty","params":{}}', -32601],
     ['params not an object', '{"jsonrpc":"2.0","id":1,"method":"hook.before_tool","params":[1]}', -32602],
   ])('answers %s with JSON-RPC error %i', async (_n, body, code) => {
     const r = await raw('tools', body);
