@@ -1,3 +1,5 @@
+import { setOwn } from '../lib/own-property.js';
+
 /**
  * The allowlist engine behind data minimisation. A Shape says which parts of a JSON value are known
  * to carry no conversation text; everything else is withheld: its strings are sent empty (structure,
@@ -38,13 +40,4 @@ export function blank(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(source)) setOwn(out, key, blank(source[key]));
   return out;
-}
-
-/** `out[key] = value`, except that a `__proto__` key stays an own field instead of a prototype. */
-function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    out[key] = value;
-  }
 }
