@@ -23,7 +23,17 @@ import { setOwn } from './own-property.js';
  */
 
 /** The JSON types Go accepts for a field, and what `null` and a second value do to it. */
-export type GoType = 'string' | 'bool' | 'number' | 'struct' | 'pointer' | 'map' | 'slice' | 'any';
+export type GoType =
+  | 'string'
+  | 'bool'
+  | 'number'
+  | 'struct'
+  | 'pointer'
+  | 'map'
+  | 'slice'
+  /** []string */
+  | 'strings'
+  | 'any';
 
 export interface GoField {
   type: GoType;
@@ -78,40 +88,50 @@ export type GoRead = { ok: true; value: Record<string, unknown> } | { ok: false;
 
 /**
  * `obj` as Go would fill `struct`, as a plain object under the fields' own names: known fields
- * folded onto their names (last one wins, nested structs read the same way), unknown keys kept as
- * they are (Go ignores them, so they cannot change what a check sees), a cleared field left out.
- * Fails on a wrong JSON type and on a field given two objects or arrays (Go would merge them).
+ * folded onto their names (last one wins, nested structs read the same way), a cleared field left
+ * out, unknown keys kept as they are (Go ignores them, so they cannot change what a check sees) or
+ * dropped. Fails on a wrong JSON type and on a field given two objects or arrays (Go would merge
+ * them).
  */
-export function readGoObject(obj: Record<string, unknown>, struct: GoStruct, path = ''): GoRead {
+export function readGoObject(
+  obj: Record<string, unknown>,
+  struct: GoStruct,
+  options: { unknownKeys?: 'keep' | 'drop'; path?: string } = {},
+): GoRead {
+  const path = options.path ?? '';
+  const keepUnknown = options.unknownKeys !== 'drop';
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(obj)) {
     const value = obj[key];
     if (value === undefined) continue; // what JSON.stringify does; JSON itself has no undefined
     const name = struct.match(key);
     if (name === undefined) {
-      setOwn(out, key, value);
+      if (keepUnknown) setOwn(out, key, value);
       continue;
     }
     const field = struct.fields.get(name) as GoField;
-    const at = `${path}${name}`;
     if (value === null) {
       if (CLEARED_BY_NULL.has(field.type)) delete out[name];
       continue;
     }
     const wrong = wrongType(field.type, value);
-    if (wrong) return { ok: false, why: `${at} is not ${wrong}` };
+    if (wrong) return { ok: false, why: `${path}${name} is not ${wrong}` };
     if (MERGES.has(field.type) && out[name] !== undefined) {
-      return { ok: false, why: `${at} is given more than once (Go would merge the values)` };
+      return { ok: false, why: `${path}${name} is given more than once (Go would merge the values)` };
     }
-    const read = readNested(field, value, at);
+    if (field.of === undefined) {
+      out[name] = value;
+      continue;
+    }
+    const read = readNested(field, value, `${path}${name}`);
     if (!read.ok) return read;
     out[name] = read.value;
   }
   return { ok: true, value: out };
 }
 
-const CLEARED_BY_NULL: ReadonlySet<GoType> = new Set(['pointer', 'map', 'slice', 'any']);
-const MERGES: ReadonlySet<GoType> = new Set(['struct', 'pointer', 'map', 'slice']);
+const CLEARED_BY_NULL: ReadonlySet<GoType> = new Set(['pointer', 'map', 'slice', 'strings', 'any']);
+const MERGES: ReadonlySet<GoType> = new Set(['struct', 'pointer', 'map', 'slice', 'strings']);
 
 function wrongType(type: GoType, value: unknown): string | undefined {
   switch (type) {
@@ -123,6 +143,11 @@ function wrongType(type: GoType, value: unknown): string | undefined {
       return typeof value === 'number' ? undefined : 'a number';
     case 'slice':
       return Array.isArray(value) ? undefined : 'a list';
+    case 'strings':
+      // A null element is "" to Go.
+      return Array.isArray(value) && value.every((e) => e === null || typeof e === 'string')
+        ? undefined
+        : 'a list of strings';
     case 'any':
       return undefined;
     default:
@@ -133,7 +158,9 @@ function wrongType(type: GoType, value: unknown): string | undefined {
 function readNested(field: GoField, value: unknown, at: string): { ok: true; value: unknown } | GoRead {
   const of = field.of;
   if (!of) return { ok: true, value };
-  if (field.type !== 'slice') return readGoObject(value as Record<string, unknown>, of, `${at}.`);
+  if (field.type !== 'slice') {
+    return readGoObject(value as Record<string, unknown>, of, { path: `${at}.` });
+  }
   const items = value as unknown[];
   const out: unknown[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) {
@@ -144,7 +171,7 @@ function readNested(field: GoField, value: unknown, at: string): { ok: true; val
       continue;
     }
     if (!isObject(item)) return { ok: false, why: `${at}[${i}] is not an object` };
-    const read = readGoObject(item, of, `${at}[${i}].`);
+    const read = readGoObject(item, of, { path: `${at}[${i}].` });
     if (!read.ok) return read;
     out[i] = read.value;
   }

@@ -10,36 +10,36 @@
  * of the text.
  */
 export function findDuplicateKey(text: string): string | undefined {
-  // One entry per open object or array: undefined for an array or an object with no key yet, the
-  // key for an object with one key, a Set once it has more.
-  const open: (undefined | string | Set<string> | typeof ARRAY)[] = [];
+  // One entry per open object or array: ARRAY for an array, else the object's keys so far (a list
+  // while short, which is faster than a Set for the few keys most objects have).
+  const open: (string[] | Set<string> | typeof ARRAY)[] = [];
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       const end = closingQuote(text, i + 1);
       if (end < 0) return undefined;
-      const top = open.length - 1;
-      const keys = open[top];
-      if (top >= 0 && keys !== ARRAY && isKey(text, end + 1)) {
+      const keys = open.length > 0 ? open[open.length - 1] : ARRAY;
+      if (keys !== ARRAY && isKey(text, end + 1)) {
         const key = keyText(text, i, end);
-        if (keys === undefined) open[top] = key;
-        else if (typeof keys === 'string') {
-          if (keys === key) return key;
-          open[top] = new Set([keys, key]);
+        if (Array.isArray(keys)) {
+          if (keys.includes(key)) return key;
+          keys.push(key);
+          if (keys.length > SHORT) open[open.length - 1] = new Set(keys);
         } else {
           if (keys.has(key)) return key;
           keys.add(key);
         }
       }
       i = end;
-    } else if (c === OPEN_OBJECT) open.push(undefined);
+    } else if (c === OPEN_OBJECT) open.push([]);
     else if (c === OPEN_ARRAY) open.push(ARRAY);
     else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) open.pop();
   }
   return undefined;
 }
 
+const SHORT = 16;
 const ARRAY = Symbol('array');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -63,6 +63,7 @@ function closingQuote(text: string, from: number): number {
 
 /** A string is a key when the next character that is not JSON whitespace is a colon. */
 function isKey(text: string, from: number): boolean {
+  if (text.charCodeAt(from) === COLON) return true;
   for (let j = from; j < text.length; j++) {
     const c = text.charCodeAt(j);
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;

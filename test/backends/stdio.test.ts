@@ -4,6 +4,8 @@ import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gatewa
 
 const SCRIPT = join(import.meta.dirname, '..', 'helpers', 'misbehaving-hook.mjs');
 const TOOLS = [
+  'repeated',
+  'proto',
   'ok',
   'pid',
   'nojsonrpc',
@@ -61,6 +63,21 @@ describe('stdio backend: hosting an unmodified PicoClaw hook process', () => {
       result: { for_llm: 'no jsonrpc' },
     });
     expect(Date.now() - started).toBeLessThan(800);
+  });
+
+  it('never turns an answer Go reads as a denial into an approval', async () => {
+    // A repeated key: JSON.parse keeps the first place and the last value; Go applies keys in order.
+    const repeated = await call('open', 'repeated', 'hook.approve_tool');
+    expect(repeated.result).toMatchObject({ approved: false, reason: expect.stringMatching(/failed/) });
+    expect(gw.logs.lines).toContainEqual(
+      expect.objectContaining({
+        hook: 'open',
+        code: 'BACKEND_BAD_REPLY',
+        why: expect.stringContaining('approved'),
+      }),
+    );
+    // "__PROTO__" is no field to Go; lowercased and assigned in JS it would become the prototype.
+    expect((await call('open', 'proto', 'hook.approve_tool')).result).toEqual({ approved: false });
   });
 
   it('answers garbage by the failure mode', async () => {

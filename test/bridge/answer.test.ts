@@ -82,6 +82,20 @@ describe('shapeResult', () => {
     });
   });
 
+  it('lets null clear an object field, as Go does (a respond whose result Go reads as gone)', () => {
+    expect(
+      shapeResult('hook.before_tool', { action: 'respond', result: { for_llm: 'x' }, RESULT: null }, {}),
+    ).toEqual({ kind: 'ok', answer: { action: 'respond' } });
+    expect(shapeResult('hook.approve_tool', { approved: true, Approved: null }, {})).toEqual({
+      kind: 'ok',
+      answer: { approved: true },
+    });
+    // Two objects for one field would merge in Go: the bridge does not guess.
+    expect(shapeResult('hook.after_tool', { result: { tool: 'a' }, Result: { tool: 'b' } }, {}).kind).toBe(
+      'bad',
+    );
+  });
+
   it('passes results of methods it does not know through untouched', () => {
     expect(shapeResult('hook.future', [1, 2], {})).toEqual({ kind: 'ok', answer: [1, 2] });
   });

@@ -111,4 +111,18 @@ describe('JsonRpcPeer', () => {
     expect(requests).toHaveLength(1);
     expect(stray).toEqual(['jsonrpc must be "2.0"']);
   });
+
+  it('with refuseDuplicateKeys, fails a call whose reply repeats a key (PEER_BAD_REPLY)', async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const peer = new JsonRpcPeer(a, { refuseDuplicateKeys: true });
+    const call = peer.call('hook.approve_tool', {}, 1000);
+    const next = peer.call('hook.approve_tool', {}, 1000);
+    await b.send('{"jsonrpc":"2.0","id":1,"result":{"approved":false,"Approved":true,"approved":false}}');
+    await b.send('{"jsonrpc":"2.0","id":2,"result":{"approved":false,"Approved":true}}');
+    await expect(call).rejects.toMatchObject({
+      code: 'PEER_BAD_REPLY',
+      message: expect.stringContaining('"approved"'),
+    });
+    expect(await next).toEqual({ approved: false, Approved: true });
+  });
 });

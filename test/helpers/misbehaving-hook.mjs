@@ -2,7 +2,8 @@
 // A PicoClaw stdio hook that misbehaves on request: the tool name of a before_tool call says how.
 //   ok | slow:<ms> | hang | crash | garbage | big:<bytes> | stderr:<text> | respond | nojsonrpc
 //   (nojsonrpc: the reply leaves out "jsonrpc", which PicoClaw accepts)
-// Every other method answers continue (approvals: approved true).
+// Every other method answers continue (approvals: approved true, except for the tools `repeated`
+// and `proto`, whose answers only a Go-faithful reader takes as the denial they are).
 import { createInterface } from 'node:readline';
 
 const send = (m) => process.stdout.write(`${JSON.stringify(m)}\n`);
@@ -16,6 +17,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (msg.method === 'hook.approve_tool') {
     if (msg.params.tool === 'crash') process.exit(3);
     if (msg.params.tool === 'hang') return;
+    // Go reads both as a denial: the last "approved" wins; "__PROTO__" is no field at all.
+    const raw = {
+      repeated: '{"approved":false,"Approved":true,"approved":false}',
+      proto: '{"__PROTO__":{"approved":true}}',
+    }[msg.params.tool];
+    if (raw) return process.stdout.write(`{"jsonrpc":"2.0","id":${msg.id},"result":${raw}}\n`);
     return reply({ approved: true });
   }
   if (msg.method !== 'hook.before_tool') return reply({ action: 'continue' });

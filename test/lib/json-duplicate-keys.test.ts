@@ -8,6 +8,14 @@ describe('findDuplicateKey', () => {
     expect(findDuplicateKey('{"a":1, "b":2,\n "a" : 3}')).toBe('a');
   });
 
+  it('finds repeats in objects with many keys too', () => {
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]));
+    const text = JSON.stringify(many);
+    expect(findDuplicateKey(text)).toBeUndefined();
+    expect(findDuplicateKey(`${text.slice(0, -1)},"k3":0}`)).toBe('k3');
+    expect(findDuplicateKey(`${text.slice(0, -1)},"k39":0}`)).toBe('k39');
+  });
+
   it('compares keys after unescaping, as parsers do', () => {
     expect(findDuplicateKey('{"approved":true,"appro\\u0076ed":false}')).toBe('approved');
     expect(findDuplicateKey('{"a\\"b":1,"a\\u0022b":2}')).toBe('a"b');

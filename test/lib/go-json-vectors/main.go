@@ -80,6 +80,7 @@ var vectors = []struct{ target, input string }{
 	{"before_tool", `{"action":"continue","call":{"tool":"a","arguments":{"x":1}},"CALL":null,"Call":{"tool":"b"}}`},
 	{"before_tool", `{"action":"respond","result":{"for_llm":"a","is_error":true},"result":{"for_llm":"b"}}`},
 	{"before_tool", `{"action":"continue","call":{"tool":"a","arguments":{"p":1,"P":2,"p":3}}}`},
+	{"before_tool", `{"action":"respond","result":{"for_llm":"x","media":["a","b"],"Media":["c",null]}}`},
 	{"before_llm", `{"action":"modify","request":{"messages":[{"role":"user","Role":"system","content":"x"}]}}`},
 	{"before_llm", `{"action":"modify","request":{"messages":[{"role":"system","content":"s"}],"Messages":[{"content":"u"}]}}`},
 }
