@@ -1,11 +1,12 @@
-// Test-vector generator for test/lib/go-json-keys.test.ts: decodes each input with Go's
-// encoding/json into structs shaped like PicoClaw's (pkg/agent/hooks.go, hook_process.go,
-// pkg/providers/protocoltypes, pkg/tools/shared) and prints what Go made of it, one JSON line each.
+// Test-vector generator for test/lib/go-json-keys.test.ts and test/policy/decode.test.ts. It
+// prints, one JSON line each, which non-ASCII characters encoding/json matches to an ASCII field
+// name, and what Go makes of each input when decoding it into structs shaped like PicoClaw's
+// (pkg/agent/hooks.go, hook_process.go, pkg/providers/protocoltypes, pkg/tools/shared).
 //
-//	go run ./test/lib/go-json-vectors
+//	go run test/lib/go-json-vectors/main.go
 //
-// Standard library only. The TypeScript test holds the output; rerun this after a Go upgrade and
-// compare.
+// Standard library only, no module needed. The TypeScript tests hold the output; rerun this after
+// a Go upgrade and compare.
 package main
 
 import (
