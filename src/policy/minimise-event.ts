@@ -15,7 +15,8 @@ import { PASS, type Shape, WITHHOLD, withhold } from './withhold.js';
  */
 export function minimiseEvent(method: string, params: unknown): unknown {
   if (!isPlainObject(params)) return withhold(params, WITHHOLD);
-  if (method === Method.LegacyEvent) {
+  // By its form rather than the method name alone: a host may send either envelope as hook.event.
+  if (method === Method.LegacyEvent && !Object.hasOwn(params, 'kind')) {
     return withhold(params, legacyShape(params.Kind));
   }
   const kind = typeof params.kind === 'string' ? params.kind : '';

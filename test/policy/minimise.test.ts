@@ -147,6 +147,9 @@ describe('runtime events without conversation_access', () => {
     expect(shown.Context.inbound).toEqual({ ...sent.Context.inbound, raw: { quote_text: '' } });
     const toolEnd = { Kind: 9, Payload: { Tool: 'exec', Duration: 3, ForLLMLen: 1 } };
     expect(minimiseParams(LEGACY, toolEnd)).toEqual(toolEnd);
+    // A runtime envelope sent under the old name is read as what it is.
+    const runtime = fixtureEvent('agent.turn.start');
+    expect(minimiseParams(LEGACY, runtime)).toEqual(minimiseParams(EVENT, runtime));
   });
 
   it('keeps a "__proto__" key an own field, never the prototype', () => {
