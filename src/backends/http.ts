@@ -6,6 +6,7 @@ import {
   WEBHOOK_TIMESTAMP_HEADER,
   type WebhookSigner,
 } from '../core/webhook-signature.js';
+import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
 import { isResponse, validateEnvelope } from '../protocol/jsonrpc.js';
 import { BackendError, type BackendContext, type HookBackend } from './types.js';
 
@@ -110,7 +111,8 @@ export class HttpBackend implements HookBackend {
     } catch {
       throw new BackendError('BACKEND_BAD_REPLY', `${method}: reply is not JSON: ${snippet(text)}`);
     }
-    const parsed = validateEnvelope(value);
+    // As PicoClaw: a reply need not say "jsonrpc":"2.0"; its id must still be ours exactly.
+    const parsed = validateEnvelope(value, { lenientResponses: true });
     if (!parsed.ok || !isResponse(parsed.message)) {
       throw new BackendError('BACKEND_BAD_REPLY', `${method}: reply is not a JSON-RPC response`);
     }
@@ -119,6 +121,14 @@ export class HttpBackend implements HookBackend {
       throw new BackendError(
         'BACKEND_BAD_REPLY',
         `${method}: reply id ${JSON.stringify(reply.id)} is not ${id}`,
+      );
+    }
+    // JSON.parse kept one of a repeated key and lost the order Go would apply them in: ambiguous.
+    const repeated = findDuplicateKey(text);
+    if (repeated !== undefined) {
+      throw new BackendError(
+        'BACKEND_BAD_REPLY',
+        `${method}: reply repeats the key ${JSON.stringify(repeated)}`,
       );
     }
     if ('error' in reply) {

@@ -1,5 +1,5 @@
 import { jsonClone } from '../core/json-clone.js';
-import { HOOK_OBJECT_METHODS, type HookCallContext, type HookObject } from '../protocol/hook-object.js';
+import { type HookCallContext, type HookObject, hookObjectMethod } from '../protocol/hook-object.js';
 import { BackendError, type BackendContext, type HookBackend } from './types.js';
 
 /**
@@ -25,7 +25,7 @@ export class ModuleBackend implements HookBackend {
 
   call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
     if (this.closed) return Promise.reject(new BackendError('BACKEND_CLOSED', 'backend is closed'));
-    const name = HOOK_OBJECT_METHODS[method];
+    const name = hookObjectMethod(method);
     const fn = name ? this.hook[name] : undefined;
     // A method the module does not implement answers the zero value, as a silent stdio hook would.
     if (typeof fn !== 'function') return Promise.resolve(undefined);

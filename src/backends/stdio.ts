@@ -175,6 +175,7 @@ export class StdioBackend implements HookBackend {
     );
     this.transport = transport;
     const peer = new JsonRpcPeer(transport, {
+      refuseDuplicateKeys: true,
       onrequest: (m) =>
         this.log('warn', { method: 'method' in m ? m.method : undefined }, 'hook-initiated message ignored'),
       onstray: (_text, why) => this.log('warn', { why }, 'hook stdout line ignored'),
@@ -285,6 +286,8 @@ function toBackendError(err: unknown): BackendError {
         return new BackendError('BACKEND_CRASHED', err.message);
       case 'PEER_SEND_FAILED':
         return new BackendError('BACKEND_UNAVAILABLE', err.message);
+      case 'PEER_BAD_REPLY':
+        return new BackendError('BACKEND_BAD_REPLY', err.message);
     }
   }
   return new BackendError('BACKEND_UNAVAILABLE', err instanceof Error ? err.message : String(err));

@@ -1,20 +1,29 @@
+import { foldFieldName, GoStruct, readGoObject } from '../lib/go-json-keys.js';
 import { Method } from '../protocol/methods.js';
 
 /**
  * Turns the gateway's result into the exact object PicoClaw will read. PicoClaw decodes with Go's
- * encoding/json: keys match case-insensitively (the last one wins, `null` changes nothing), unknown
- * keys are ignored and a wrong type fails the whole result. The bridge rebuilds the answer from the
+ * encoding/json (src/lib/go-json-keys.ts): keys match case-insensitively, the last one wins, `null`
+ * leaves a string or boolean as it was but clears an object, unknown keys are ignored and a wrong
+ * type fails the whole result. The bridge rebuilds the answer from the
  * keys Go would see, under their canonical names, so what the bridge checks (`approved`, a `respond`)
  * is exactly what PicoClaw acts on; `{"Action":"respond"}` cannot slip past a lower-case check.
  */
 
-const FIELDS: Record<string, readonly string[]> = {
-  [Method.BeforeLlm]: ['action', 'reason', 'request'],
-  [Method.AfterLlm]: ['action', 'reason', 'response'],
-  [Method.BeforeTool]: ['action', 'reason', 'call', 'result'],
-  [Method.AfterTool]: ['action', 'reason', 'result'],
-  [Method.ApproveTool]: ['approved', 'reason'],
-};
+/**
+ * The top level of each result struct PicoClaw decodes (processHook…Response, ApprovalDecision).
+ * Nested payloads are passed on as the gateway sent them: PicoClaw reads them itself.
+ */
+const RESULTS: ReadonlyMap<string, GoStruct> = new Map([
+  [Method.BeforeLlm, new GoStruct({ action: 'string', reason: 'string', request: 'pointer' })],
+  [Method.AfterLlm, new GoStruct({ action: 'string', reason: 'string', response: 'pointer' })],
+  [
+    Method.BeforeTool,
+    new GoStruct({ action: 'string', reason: 'string', call: 'pointer', result: 'pointer' }),
+  ],
+  [Method.AfterTool, new GoStruct({ action: 'string', reason: 'string', result: 'pointer' })],
+  [Method.ApproveTool, new GoStruct({ approved: 'bool', reason: 'string' })],
+]);
 
 export type Shaped =
   | { kind: 'ok'; answer: unknown }
@@ -29,50 +38,32 @@ export interface ShapeContext {
   tool?: unknown;
 }
 
-/** Go's case folding for ASCII field names: also `ſ` (U+017F) ≡ s and `K` (U+212A) ≡ k. */
-function fold(key: string): string {
-  return key.replace(/\u017f/g, 's').toLowerCase();
-}
-
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The fields Go would decode, under canonical names, in first-seen order; null is "not there". */
-function canonical(result: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(result)) {
-    if (value === null) continue;
-    // Keys are nearly always canonical already; fold only the ones that are not.
-    const name = fields.includes(key) ? key : foldedField(key, fields);
-    if (name !== undefined) out[name] = value;
-  }
-  return out;
-}
-
-function foldedField(key: string, fields: readonly string[]): string | undefined {
-  const folded = fold(key);
-  return fields.find((f) => f === folded);
-}
-
-function wrongType(out: Record<string, unknown>): string | undefined {
-  for (const [k, v] of Object.entries(out)) {
-    if ((k === 'action' || k === 'reason') && typeof v !== 'string') return `"${k}" is not a string`;
-    if (k === 'approved' && typeof v !== 'boolean') return '"approved" is not a boolean';
-    if (['request', 'response', 'call', 'result'].includes(k) && !isObject(v))
-      return `"${k}" is not an object`;
-  }
-  return undefined;
+/**
+ * The fields Go would decode, under their names (src/lib/go-json-keys.ts: keys that are already
+ * field names, nearly all of them, are found without folding); unknown keys go.
+ */
+function canonical(
+  result: Record<string, unknown>,
+  struct: GoStruct,
+): { ok: true; out: Record<string, unknown> } | { ok: false; why: string } {
+  const read = readGoObject(result, struct, { unknownKeys: 'drop' });
+  return read.ok ? { ok: true, out: read.value } : read;
 }
 
 export function shapeResult(method: string, result: unknown, ctx: ShapeContext): Shaped {
-  const fields = FIELDS[method];
+  const struct = RESULTS.get(method);
   // A method the bridge does not know is passed on untouched: the host asked the gateway, not us.
-  if (fields === undefined) return { kind: 'ok', answer: result };
+  if (struct === undefined) return { kind: 'ok', answer: result };
 
   if (method === Method.ApproveTool) {
     // Anything but an explicit boolean is a denial, as in PicoClaw; the bridge says so explicitly.
-    const out = isObject(result) ? canonical(result, fields) : {};
+    const read = isObject(result) ? canonical(result, struct) : { ok: true as const, out: {} };
+    if (!read.ok) return { kind: 'bad', why: `gateway answer: ${read.why}` };
+    const out = read.out;
     if (typeof out.approved !== 'boolean')
       return { kind: 'bad', why: 'gateway answer has no boolean "approved"' };
     return {
@@ -87,9 +78,9 @@ export function shapeResult(method: string, result: unknown, ctx: ShapeContext):
   // A null result is PicoClaw's zero value: continue. Any other non-object fails to decode there.
   if (result === null || result === undefined) return { kind: 'ok', answer: { action: 'continue' } };
   if (!isObject(result)) return { kind: 'bad', why: 'gateway result is not an object' };
-  const out = canonical(result, fields);
-  const bad = wrongType(out);
-  if (bad !== undefined) return { kind: 'bad', why: `gateway result: ${bad}` };
+  const read = canonical(result, struct);
+  if (!read.ok) return { kind: 'bad', why: `gateway result: ${read.why}` };
+  const out = read.out;
 
   if (method === Method.BeforeTool && ctx.allowRespond !== undefined) return checkRespond(out, ctx);
   return { kind: 'ok', answer: out };
@@ -116,7 +107,9 @@ function checkRespond(out: Record<string, unknown>, ctx: ShapeContext): Shaped {
     return { kind: 'ok', answer: out };
   const { result: _dropped, ...rest } = out;
   if (isObject(rest.call)) {
-    rest.call = Object.fromEntries(Object.entries(rest.call).filter(([k]) => fold(k) !== 'hook_result'));
+    rest.call = Object.fromEntries(
+      Object.entries(rest.call).filter(([k]) => foldFieldName(k) !== 'hook_result'),
+    );
   }
   return {
     kind: 'refused',
@@ -126,5 +119,5 @@ function checkRespond(out: Record<string, unknown>, ctx: ShapeContext): Shaped {
 }
 
 function hasHookResult(call: Record<string, unknown>): boolean {
-  return Object.keys(call).some((k) => fold(k) === 'hook_result');
+  return Object.keys(call).some((k) => foldFieldName(k) === 'hook_result');
 }

@@ -1,3 +1,5 @@
+import { setOwn } from '../lib/own-property.js';
+
 /**
  * Deep copy of a JSON value (what JSON.parse produced). Several times faster than structuredClone
  * for this shape of data, which matters on the module backend's hot path (a 64 KB before_llm).
@@ -11,7 +13,7 @@ export function jsonClone<T>(value: T): T {
   }
   const out: Record<string, unknown> = {};
   for (const k in value) {
-    if (Object.hasOwn(value, k)) out[k] = jsonClone((value as Record<string, unknown>)[k]);
+    if (Object.hasOwn(value, k)) setOwn(out, k, jsonClone((value as Record<string, unknown>)[k]));
   }
   return out as T;
 }

@@ -5,9 +5,16 @@ import {
   isResponse,
   validateEnvelope,
 } from '../protocol/jsonrpc.js';
+import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
 import type { Transport } from './transport.js';
 
-export type PeerErrorCode = 'PEER_TIMEOUT' | 'PEER_CLOSED' | 'PEER_ERROR_REPLY' | 'PEER_SEND_FAILED';
+export type PeerErrorCode =
+  | 'PEER_TIMEOUT'
+  | 'PEER_CLOSED'
+  | 'PEER_ERROR_REPLY'
+  | 'PEER_SEND_FAILED'
+  /** A reply this peer refuses to read (see refuseDuplicateKeys). */
+  | 'PEER_BAD_REPLY';
 
 export class PeerError extends Error {
   readonly code: PeerErrorCode;
@@ -43,6 +50,12 @@ export interface PeerOptions {
   onrequest?: (message: JsonRpcMessage) => void;
   /** Called for lines that are not JSON-RPC, or responses to ids we do not know. */
   onstray?: (text: string, why: string) => void;
+  /**
+   * Fail a call whose reply spells a key twice in one object (PEER_BAD_REPLY). JSON.parse keeps one
+   * of them and loses the order Go's decoder applies them in, so such a reply cannot be read the
+   * way PicoClaw would read it.
+   */
+  refuseDuplicateKeys?: boolean;
 }
 
 /**
@@ -131,7 +144,8 @@ export class JsonRpcPeer {
       this.options.onstray?.(text, 'not JSON');
       return;
     }
-    const parsed = validateEnvelope(value);
+    // PicoClaw takes a reply without "jsonrpc"; so do we (ids must still match exactly).
+    const parsed = validateEnvelope(value, { lenientResponses: true });
     if (!parsed.ok) {
       this.options.onstray?.(text, parsed.response.error.message);
       return;
@@ -148,10 +162,14 @@ export class JsonRpcPeer {
     }
     clearTimeout(p.timer);
     this.pending.delete(msg.id as JsonRpcId);
-    if ('error' in msg) {
-      p.reject(new PeerError('PEER_ERROR_REPLY', msg.error.message, msg.error));
+    const repeated = this.options.refuseDuplicateKeys ? findDuplicateKey(text) : undefined;
+    if (repeated !== undefined) {
+      p.reject(new PeerError('PEER_BAD_REPLY', `reply repeats the key ${JSON.stringify(repeated)}`));
+    } else if (Object.hasOwn(msg, 'error')) {
+      const error = (msg as JsonRpcFailure).error;
+      p.reject(new PeerError('PEER_ERROR_REPLY', error.message, error));
     } else {
-      p.resolve(msg.result);
+      p.resolve((msg as { result?: unknown }).result);
     }
   }
 }

@@ -25,7 +25,7 @@ export function enforceBeforeLlm(
   const grants = policy.hook.grants;
 
   for (const key of ['model', 'options'] as const) {
-    if (!(key in request) || jsonEqual(request[key], shown[key])) continue;
+    if (!Object.hasOwn(request, key) || jsonEqual(request[key], shown[key])) continue;
     if (grants.rewriteModel) {
       out[key] = request[key];
       changed = true;

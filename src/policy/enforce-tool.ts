@@ -1,5 +1,5 @@
 import { continueAnswer } from './answers.js';
-import { checkToolResult, type DecodedInterceptor } from './decode.js';
+import type { DecodedInterceptor } from './decode.js';
 import { fillBack, isPlainObject, jsonEqual } from './equal.js';
 import type { EffectivePolicy, Enforced, Violation } from './types.js';
 
@@ -39,8 +39,6 @@ export function enforceBeforeTool(
     const result =
       answer.result ?? (isPlainObject(answer.call?.hook_result) ? answer.call.hook_result : undefined);
     if (!result) return { result: continueAnswer(), violations: [] };
-    const bad = checkToolResult(result);
-    if (bad) throw new BadAnswer(bad);
     if (!policy.tools.has(tool)) {
       return refuse(policy, [
         {
@@ -116,10 +114,6 @@ export function enforceAfterTool(
   const newTool = typeof envelope.tool === 'string' && envelope.tool !== '' ? envelope.tool : tool;
   const renamed = newTool !== tool;
   if (!innerChanged && !renamed) return { result: continueAnswer(), violations: [] };
-  if (innerChanged) {
-    const bad = checkToolResult(inner as Record<string, unknown>);
-    if (bad) throw new BadAnswer(bad);
-  }
   if (!policy.hook.grants.rewriteResults && !policy.tools.has(tool)) {
     return {
       result: continueAnswer(),

@@ -1,3 +1,5 @@
+import { setOwn } from '../lib/own-property.js';
+
 /** Structural equality of JSON values (objects compared by keys, not key order). No allocation. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -15,7 +17,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     if (!Object.hasOwn(ao, k)) continue;
     if (ao[k] === undefined) continue;
     count++;
-    if (!jsonEqual(ao[k], bo[k])) return false;
+    // Own keys only: a "__proto__" key from the wire must not compare against Object.prototype.
+    if (!Object.hasOwn(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
   }
   for (const k in bo) {
     if (Object.hasOwn(bo, k) && bo[k] !== undefined) count--;
@@ -41,8 +44,8 @@ export function fillBack(
   for (const k of Object.keys(returned)) {
     const v = returned[k];
     if (v === undefined) continue;
-    if (jsonEqual(v, shown[k])) continue;
-    out[k] = v;
+    if (Object.hasOwn(shown, k) && jsonEqual(v, shown[k])) continue;
+    setOwn(out, k, v);
   }
   return out;
 }

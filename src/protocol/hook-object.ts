@@ -34,6 +34,11 @@ export const HOOK_OBJECT_METHODS: Record<string, keyof HookObject> = {
   'hook.event': 'onEvent',
 };
 
+/** The hook object's function for a wire method name; own names only (`constructor` finds nothing). */
+export function hookObjectMethod(method: string): keyof HookObject | undefined {
+  return Object.hasOwn(HOOK_OBJECT_METHODS, method) ? HOOK_OBJECT_METHODS[method] : undefined;
+}
+
 export function isHookObject(value: unknown): value is HookObject {
   if (typeof value !== 'object' || value === null) return false;
   const names = ['beforeLlm', 'afterLlm', 'beforeTool', 'afterTool', 'approveTool', 'onEvent'] as const;

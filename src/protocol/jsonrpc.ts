@@ -54,16 +54,25 @@ export const ErrorCode = {
   ShuttingDown: -32002,
 } as const;
 
+// Own properties only, here and below: these objects come from the wire.
+const has = (o: object, key: string) => Object.hasOwn(o, key);
+
 export function isRequest(m: JsonRpcMessage): m is JsonRpcRequest {
-  return 'method' in m && 'id' in m && m.id !== undefined && m.id !== null;
+  return (
+    has(m, 'method') &&
+    has(m, 'id') &&
+    (m as JsonRpcRequest).id !== undefined &&
+    (m as JsonRpcRequest).id !== null
+  );
 }
 
 export function isNotification(m: JsonRpcMessage): m is JsonRpcNotification {
-  return 'method' in m && (!('id' in m) || m.id === undefined || m.id === null);
+  const id = (m as { id?: unknown }).id;
+  return has(m, 'method') && (!has(m, 'id') || id === undefined || id === null);
 }
 
 export function isResponse(m: JsonRpcMessage): m is JsonRpcResponse {
-  return !('method' in m) && ('result' in m || 'error' in m);
+  return !has(m, 'method') && (has(m, 'result') || has(m, 'error'));
 }
 
 export function success(id: JsonRpcId, result: unknown): JsonRpcSuccess {
@@ -86,11 +95,20 @@ function validId(id: unknown): id is JsonRpcId {
   return (typeof id === 'number' && Number.isFinite(id)) || typeof id === 'string';
 }
 
+export interface EnvelopeOptions {
+  /**
+   * Take responses that leave out `"jsonrpc":"2.0"` (or carry another value). PicoClaw never checks
+   * the field on a hook's reply, so hooks written against it may omit it; a caller of such hooks
+   * must accept what PicoClaw accepts. Requests and notifications still need it.
+   */
+  lenientResponses?: boolean;
+}
+
 /**
  * Checks an already-parsed value against the JSON-RPC 2.0 envelope. Hand-written rather than zod:
  * it runs on every message, and the checks are few.
  */
-export function validateEnvelope(value: unknown): ParseOutcome {
+export function validateEnvelope(value: unknown, options: EnvelopeOptions = {}): ParseOutcome {
   if (!isObject(value)) {
     return {
       ok: false,
@@ -99,10 +117,11 @@ export function validateEnvelope(value: unknown): ParseOutcome {
   }
   const id = value.id;
   const echoId = validId(id) ? id : null;
-  if (value.jsonrpc !== '2.0') {
+  const isCall = has(value, 'method');
+  if (value.jsonrpc !== '2.0' && (isCall || !options.lenientResponses)) {
     return { ok: false, response: failure(echoId, ErrorCode.InvalidRequest, 'jsonrpc must be "2.0"') };
   }
-  if ('method' in value) {
+  if (isCall) {
     if (typeof value.method !== 'string' || value.method.length === 0) {
       return {
         ok: false,
@@ -116,7 +135,7 @@ export function validateEnvelope(value: unknown): ParseOutcome {
       };
     }
     if (
-      'params' in value &&
+      has(value, 'params') &&
       value.params !== undefined &&
       !isObject(value.params) &&
       !Array.isArray(value.params)
@@ -128,7 +147,7 @@ export function validateEnvelope(value: unknown): ParseOutcome {
     }
     return { ok: true, message: value as unknown as JsonRpcMessage };
   }
-  if ('result' in value || isObject(value.error)) {
+  if (has(value, 'result') || (has(value, 'error') && isObject(value.error))) {
     if (!validId(id) && id !== null) {
       return { ok: false, response: failure(null, ErrorCode.InvalidRequest, 'a response needs an id') };
     }

@@ -28,23 +28,27 @@ export type CallMethod = InterceptorMethod | typeof Method.ApproveTool;
 export const MODES = ['observe', 'llm', 'tool', 'approve'] as const;
 export type Mode = (typeof MODES)[number];
 
-/** Which mode a method belongs to; PicoClaw's intercept switches are per mode, not per method. */
-const METHOD_MODE: Record<string, Mode> = {
-  [Method.BeforeLlm]: 'llm',
-  [Method.AfterLlm]: 'llm',
-  [Method.BeforeTool]: 'tool',
-  [Method.AfterTool]: 'tool',
-  [Method.ApproveTool]: 'approve',
-  [Method.RuntimeEvent]: 'observe',
-  [Method.LegacyEvent]: 'observe',
-};
+/**
+ * Which mode a method belongs to; PicoClaw's intercept switches are per mode, not per method.
+ * A Map, not an object literal: method names come from the wire, and `constructor` or `toString`
+ * must not find anything through a prototype.
+ */
+const METHOD_MODE: ReadonlyMap<string, Mode> = new Map<string, Mode>([
+  [Method.BeforeLlm, 'llm'],
+  [Method.AfterLlm, 'llm'],
+  [Method.BeforeTool, 'tool'],
+  [Method.AfterTool, 'tool'],
+  [Method.ApproveTool, 'approve'],
+  [Method.RuntimeEvent, 'observe'],
+  [Method.LegacyEvent, 'observe'],
+]);
 
 export function modeOf(method: string): Mode | undefined {
-  return METHOD_MODE[method];
+  return METHOD_MODE.get(method);
 }
 
 export function isCallMethod(method: string): method is CallMethod {
-  return method in METHOD_MODE && method !== Method.RuntimeEvent && method !== Method.LegacyEvent;
+  return METHOD_MODE.has(method) && !isEventMethod(method);
 }
 
 export function isEventMethod(method: string): boolean {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HOOK_OBJECT_METHODS, type HookCallContext, type HookObject } from '../protocol/hook-object.js';
+import { type HookCallContext, type HookObject, hookObjectMethod } from '../protocol/hook-object.js';
 import { ErrorCode } from '../protocol/jsonrpc.js';
 import { type ApprovalResult, type InterceptorResult, Method } from '../protocol/methods.js';
 
@@ -199,7 +199,7 @@ export async function dispatchToHook(
   if (method === Method.Hello) {
     return { ok: true, result: { ok: true, name: hook.name ?? params?.name ?? '' } };
   }
-  const key = Object.hasOwn(HOOK_OBJECT_METHODS, method) ? HOOK_OBJECT_METHODS[method] : undefined;
+  const key = hookObjectMethod(method);
   if (!key || key === 'name') {
     return { ok: false, code: ErrorCode.MethodNotFound, message: `unknown method ${method}` };
   }

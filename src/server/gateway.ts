@@ -366,8 +366,9 @@ export class Gateway {
       this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'rate_limited' });
       return;
     }
-    // PicoClaw sends hook.runtime_event; older hosts sent hook.event. Backends get what they were sent.
-    backend.notify(method, params);
+    // PicoClaw sends hook.runtime_event; older hosts sent hook.event. Backends get what they were
+    // sent, less the conversation text unless granted (as for calls).
+    backend.notify(method, hook.grants.conversationAccess ? params : minimiseParams(method, params));
     this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'delivered' });
   }
 

@@ -208,6 +208,30 @@ describe('HttpBackend.call', () => {
     expect(await codeOf(b.call('hook.before_tool', {}, 1000))).toBe('BACKEND_BAD_REPLY');
   });
 
+  it('refuses a reply that repeats a key (JSON.parse and Go would read it differently)', async () => {
+    const srv = await startServer((req, res) =>
+      reply(
+        res,
+        200,
+        `{"jsonrpc":"2.0","id":${req.json.id},"result":{"approved":false,"Approved":true,"approved":false}}`,
+      ),
+    );
+    const err = await errorOf(backend(srv.url).call('hook.approve_tool', {}, 1000));
+    expect(err.code).toBe('BACKEND_BAD_REPLY');
+    expect(err.message).toContain('"approved"');
+  });
+
+  it('takes a reply without "jsonrpc", as PicoClaw does, but only with our id', async () => {
+    const srv = await startServer((req, res) =>
+      reply(res, 200, `{"id":${req.json.id},"result":{"action":"deny_tool"}}`),
+    );
+    expect(await backend(srv.url).call('hook.before_tool', {}, 1000)).toEqual({ action: 'deny_tool' });
+    const wrongId = await startServer((req, res) =>
+      reply(res, 200, `{"id":"${req.json.id}","result":{"action":"deny_tool"}}`),
+    );
+    expect(await codeOf(backend(wrongId.url).call('hook.before_tool', {}, 1000))).toBe('BACKEND_BAD_REPLY');
+  });
+
   it('maps a JSON-RPC error object to BACKEND_ERROR_REPLY', async () => {
     const srv = await startServer((req, res) =>
       reply(

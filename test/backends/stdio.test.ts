@@ -8,7 +8,18 @@ import { detectSandbox } from '../../src/node/sandbox.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
 const SCRIPT = join(import.meta.dirname, '..', 'helpers', 'misbehaving-hook.mjs');
-const TOOLS = ['ok', 'pid', 'hang', 'crash', 'garbage', 'stderr:hello-from-the-hook', 'big:2097152'];
+const TOOLS = [
+  'repeated',
+  'proto',
+  'ok',
+  'pid',
+  'nojsonrpc',
+  'hang',
+  'crash',
+  'garbage',
+  'stderr:hello-from-the-hook',
+  'big:2097152',
+];
 const slowTools = Array.from({ length: 8 }, (_, i) => `slow:${(8 - i) * 15}`);
 let gw: TestGateway;
 
@@ -53,6 +64,30 @@ describe('stdio backend: hosting an unmodified PicoClaw hook process', () => {
     const approval = await call('open', 'hang', 'hook.approve_tool');
     expect(approval.result).toMatchObject({ approved: false });
     expect(Date.now() - started).toBeLessThan(3 * 800 + 1500);
+  });
+
+  it('takes a reply that leaves out "jsonrpc", as PicoClaw does', async () => {
+    const started = Date.now();
+    expect((await call('closed', 'nojsonrpc')).result).toEqual({
+      action: 'respond',
+      result: { for_llm: 'no jsonrpc' },
+    });
+    expect(Date.now() - started).toBeLessThan(800);
+  });
+
+  it('never turns an answer Go reads as a denial into an approval', async () => {
+    // A repeated key: JSON.parse keeps the first place and the last value; Go applies keys in order.
+    const repeated = await call('open', 'repeated', 'hook.approve_tool');
+    expect(repeated.result).toMatchObject({ approved: false, reason: expect.stringMatching(/failed/) });
+    expect(gw.logs.lines).toContainEqual(
+      expect.objectContaining({
+        hook: 'open',
+        code: 'BACKEND_BAD_REPLY',
+        why: expect.stringContaining('approved'),
+      }),
+    );
+    // "__PROTO__" is no field to Go; lowercased and assigned in JS it would become the prototype.
+    expect((await call('open', 'proto', 'hook.approve_tool')).result).toEqual({ approved: false });
   });
 
   it('answers garbage by the failure mode', async () => {

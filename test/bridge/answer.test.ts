@@ -82,7 +82,30 @@ describe('shapeResult', () => {
     });
   });
 
+  it('lets null clear an object field, as Go does (a respond whose result Go reads as gone)', () => {
+    expect(
+      shapeResult('hook.before_tool', { action: 'respond', result: { for_llm: 'x' }, RESULT: null }, {}),
+    ).toEqual({ kind: 'ok', answer: { action: 'respond' } });
+    expect(shapeResult('hook.approve_tool', { approved: true, Approved: null }, {})).toEqual({
+      kind: 'ok',
+      answer: { approved: true },
+    });
+    // Two objects for one field would merge in Go: the bridge does not guess.
+    expect(shapeResult('hook.after_tool', { result: { tool: 'a' }, Result: { tool: 'b' } }, {}).kind).toBe(
+      'bad',
+    );
+  });
+
   it('passes results of methods it does not know through untouched', () => {
     expect(shapeResult('hook.future', [1, 2], {})).toEqual({ kind: 'ok', answer: [1, 2] });
   });
+});
+
+describe('shapeResult and inherited names', () => {
+  it.each(['constructor', 'toString', '__proto__'])(
+    'passes the answer to a method named %s through untouched (no crash)',
+    (method) => {
+      expect(shapeResult(method, { action: 'x' }, {})).toEqual({ kind: 'ok', answer: { action: 'x' } });
+    },
+  );
 });

@@ -16,4 +16,12 @@ describe('jsonClone', () => {
     expect(jsonClone(3)).toBe(3);
     expect(jsonClone(null)).toBe(null);
   });
+
+  it('copies a "__proto__" key (own, as JSON.parse makes it) as an own key, not as the prototype', () => {
+    const params = JSON.parse('{"tool":"exec","__proto__":{"tool":"get_weather","approved":true}}');
+    const copy = jsonClone(params);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(copy.approved).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(params));
+  });
 });

@@ -84,4 +84,45 @@ describe('JsonRpcPeer', () => {
     await expect.poll(() => plain.seen.length).toBe(1);
     expect(plain.seen[0]).toEqual({ jsonrpc: '2.0', id: 1, method: 'm', params: { p: 1 } });
   });
+  it('takes a reply without "jsonrpc" (PicoClaw never checks it), matching ids exactly, and still sends 2.0', async () => {
+    const { peer, seen, b, stray } = pair();
+    const approval = peer.call('hook.approve_tool', {}, 1000);
+    const tool = peer.call('hook.before_tool', {}, 1000);
+    await expect.poll(() => seen.length).toBe(2);
+    expect(seen.every((m) => m.jsonrpc === '2.0')).toBe(true);
+    // A string "1" is not the number 1; a reply with neither result nor error is nothing.
+    await b.send('{"id":"1","result":{"approved":true}}');
+    await b.send('{"id":2}');
+    await b.send('{"id":1,"result":{"approved":false}}');
+    await b.send('{"id":2,"error":{"code":-32000,"message":"down"}}');
+    expect(await approval).toEqual({ approved: false });
+    await expect(tool).rejects.toMatchObject({ code: 'PEER_ERROR_REPLY', message: 'down' });
+    expect(stray).toEqual(['response to an unknown id', 'not a request, notification or response']);
+  });
+
+  it('still refuses requests and notifications without "jsonrpc"', async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const requests: unknown[] = [];
+    const stray: string[] = [];
+    new JsonRpcPeer(a, { onrequest: (m) => requests.push(m), onstray: (_t, why) => stray.push(why) });
+    await b.send('{"id":7,"method":"hook.log","params":{}}');
+    await b.send('{"jsonrpc":"2.0","method":"hook.log","params":{}}');
+    await expect.poll(() => requests.length + stray.length).toBe(2);
+    expect(requests).toHaveLength(1);
+    expect(stray).toEqual(['jsonrpc must be "2.0"']);
+  });
+
+  it('with refuseDuplicateKeys, fails a call whose reply repeats a key (PEER_BAD_REPLY)', async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const peer = new JsonRpcPeer(a, { refuseDuplicateKeys: true });
+    const call = peer.call('hook.approve_tool', {}, 1000);
+    const next = peer.call('hook.approve_tool', {}, 1000);
+    await b.send('{"jsonrpc":"2.0","id":1,"result":{"approved":false,"Approved":true,"approved":false}}');
+    await b.send('{"jsonrpc":"2.0","id":2,"result":{"approved":false,"Approved":true}}');
+    await expect(call).rejects.toMatchObject({
+      code: 'PEER_BAD_REPLY',
+      message: expect.stringContaining('"approved"'),
+    });
+    expect(await next).toEqual({ approved: false, Approved: true });
+  });
 });

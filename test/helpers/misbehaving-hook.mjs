@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // A PicoClaw stdio hook that misbehaves on request: the tool name of a before_tool call says how.
-//   ok | slow:<ms> | hang | crash | garbage | big:<bytes> | stderr:<text> | respond
+//   ok | slow:<ms> | hang | crash | garbage | big:<bytes> | stderr:<text> | respond | nojsonrpc
 //   deaf (answers, then never reads stdin again) | flood:<lines> (that many stderr lines, then one of 10 KB)
-// Every other method answers continue (approvals: approved true).
+//   (nojsonrpc: the reply leaves out "jsonrpc", which PicoClaw accepts)
+// Every other method answers continue (approvals: approved true, except for the tools `repeated`
+// and `proto`, whose answers only a Go-faithful reader takes as the denial they are).
 import { createInterface } from 'node:readline';
 
 const send = (m) => process.stdout.write(`${JSON.stringify(m)}\n`);
@@ -17,6 +19,12 @@ input.on('line', (line) => {
   if (msg.method === 'hook.approve_tool') {
     if (msg.params.tool === 'crash') process.exit(3);
     if (msg.params.tool === 'hang') return;
+    // Go reads both as a denial: the last "approved" wins; "__PROTO__" is no field at all.
+    const raw = {
+      repeated: '{"approved":false,"Approved":true,"approved":false}',
+      proto: '{"__PROTO__":{"approved":true}}',
+    }[msg.params.tool];
+    if (raw) return process.stdout.write(`{"jsonrpc":"2.0","id":${msg.id},"result":${raw}}\n`);
     return reply({ approved: true });
   }
   if (msg.method !== 'hook.before_tool') return reply({ action: 'continue' });
@@ -48,6 +56,8 @@ input.on('line', (line) => {
       );
       process.stderr.write(`${'y'.repeat(10_000)}\n`);
       return reply({ action: 'continue' });
+    case 'nojsonrpc':
+      return send({ id: msg.id, result: { action: 'respond', result: { for_llm: 'no jsonrpc' } } });
     case 'pid':
       return reply({ action: 'respond', result: { for_llm: String(process.pid) } });
     default:

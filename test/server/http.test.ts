@@ -17,6 +17,7 @@ beforeAll(async () => {
         llm: { ...rec, modes: ['llm'] },
         reader: { ...rec, modes: ['llm'], grants: { conversation_access: true } },
         observer: { ...rec, modes: ['observe'] },
+        watcher: { ...rec, modes: ['observe'], grants: { conversation_access: true } },
         approver: { ...rec, modes: ['approve'] },
       }),
     },
@@ -46,6 +47,11 @@ describe('POST /v1/tenants/{tenant}/hooks/{hook}: JSON-RPC edges', () => {
     ['not an object', '[1,2]', -32600],
     ['wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"hook.before_tool"}', -32600],
     ['unknown method', '{"jsonrpc":"2.0","id":1,"method":"hook.nope","params":{}}', -32601],
+    // Names a plain object inherits are no methods either.
+    ['method constructor', '{"jsonrpc":"2.0","id":1,"method":"constructor","params":{}}', -32601],
+    ['method toString', '{"jsonrpc":"2.0","id":1,"method":"toString","params":{}}', -32601],
+    ['method __proto__', '{"jsonrpc":"2.0","id":1,"method":"__proto__","params":{}}', -32601],
+    ['method hasOwnProperty', '{"jsonrpc":"2.0","id":1,"method":"hasOwnProperty","params":{}}', -32601],
     ['params not an object', '{"jsonrpc":"2.0","id":1,"method":"hook.before_tool","params":[1]}', -32602],
   ])('answers %s with JSON-RPC error %i', async (_n, body, code) => {
     const r = await raw('tools', body);
@@ -171,6 +177,38 @@ describe('modes, hello and events', () => {
     await expect
       .poll(() => recorder().calls.map((c) => c.method))
       .toEqual(['hook.runtime_event', 'hook.event']);
+  });
+
+  it("withholds the user's message in events unless the hook has conversation_access", async () => {
+    const token = await gw.token();
+    const turnStart = {
+      jsonrpc: '2.0',
+      method: 'hook.runtime_event',
+      params: {
+        id: 'evt-3',
+        kind: 'agent.turn.start',
+        payload: { UserMessage: 'my pin is 4711', MediaCount: 0 },
+      },
+    };
+    expect((await gw.post('acme', 'observer', turnStart, token)).status).toBe(202);
+    expect((await gw.post('acme', 'observer', { ...turnStart, id: 9 }, token)).status).toBe(200);
+    await expect.poll(() => recorder().calls.length).toBe(2);
+    expect(recorder().calls.map((c) => c.params.payload)).toEqual([
+      { UserMessage: '', MediaCount: 0 },
+      { UserMessage: '', MediaCount: 0 },
+    ]);
+    recorder().calls.length = 0;
+    await gw.post('acme', 'watcher', turnStart, token);
+    await expect.poll(() => recorder().calls.length).toBe(1);
+    expect(recorder().calls[0].params.payload.UserMessage).toBe('my pin is 4711');
+  });
+
+  it('withholds text quoted in channel metadata from a tool hook', async () => {
+    const params = paramsFrom('10-before-tool-respond-plugin-tool.jsonl', 'hook.before_tool');
+    params.context.inbound.raw = { quote_text: 'my pin is 4711' };
+    await gw.call('tools', 'hook.before_tool', params);
+    expect(recorder().calls[0].params.context.inbound.raw).toEqual({ quote_text: '' });
+    expect(recorder().calls[0].params.arguments).toEqual(params.arguments);
   });
 
   it('does not deliver events to a hook without observe', async () => {

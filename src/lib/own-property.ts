@@ -1,0 +1,12 @@
+/**
+ * `target[key] = value` for a key that came from outside. Plain assignment of `__proto__` replaces
+ * the object's prototype (so `{"__proto__":{"approved":true}}` would make `approved` appear as an
+ * inherited field); this keeps it an ordinary own field, as JSON.parse does.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
