@@ -5,13 +5,15 @@ import { testModules } from './entry.js';
 import { BINDINGS, CONFIG } from './fixtures.js';
 import { beforeTool, HOOK_URL, ORIGIN, rpc, token } from './helpers.js';
 
+const ADMIN_TOKEN = 'worker-admin-token-0123456789-abcdefghijkl';
 const SLOW = 0.001; // one call per 1000 s: within a test only the burst gets through
 
 /** Bindings whose config gives tenant acme these limits. */
 function limitedEnv(limits: object, extra: Record<string, unknown> = {}) {
   const doc = structuredClone(CONFIG) as any;
   doc.tenants.acme.limits = limits;
-  return { ...BINDINGS, HOOKGATE_CONFIG: JSON.stringify(doc), ...extra };
+  doc.server.admin_token = 'env:ADMIN_TOKEN';
+  return { ...BINDINGS, ADMIN_TOKEN, HOOKGATE_CONFIG: JSON.stringify(doc), ...extra };
 }
 
 /** A gateway Worker instance of its own: what a second isolate would be. */
@@ -45,7 +47,12 @@ describe('limits on Workers', () => {
     const refused = await call(one.worker, bindings);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await refused.json()).toMatchObject({ error: { code: 'too_many_requests' } });
-    const metrics = await (await one.worker.fetch(new Request(`${ORIGIN}/metrics`), bindings)).text();
+    const metrics = await (
+      await one.worker.fetch(
+        new Request(`${ORIGIN}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+        bindings,
+      )
+    ).text();
     expect(metrics).toContain('hookgate_rate_limited_total{tenant="acme",hook="tools",limit="tenant_rate"}');
     expect(metrics).not.toMatch(/hookgate_limiter_fallbacks_total \d/);
   });
