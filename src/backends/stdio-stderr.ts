@@ -1,4 +1,4 @@
-import { LineRateLimit } from '../lib/line-rate-limit.js';
+import { LogRateLimit } from '../lib/log-rate-limit.js';
 
 /**
  * What a hosted hook's stderr may cost the gateway. A hook can write faster than any log pipeline
@@ -37,7 +37,7 @@ const decoder = new TextDecoder();
 
 /** Splits a hook's stderr bytes into lines and passes on what the limits allow. */
 export class HookStderr {
-  private readonly limit: LineRateLimit;
+  private readonly limit: LogRateLimit;
   private head: Uint8Array;
   private headLength = 0;
   private lineBytes = 0;
@@ -47,7 +47,7 @@ export class HookStderr {
     private readonly limits: StderrLimits,
     private readonly sink: StderrSink,
   ) {
-    this.limit = new LineRateLimit({ burst: limits.burstLines, perSecond: limits.linesPerSecond });
+    this.limit = new LogRateLimit({ burst: limits.burstLines, perSecond: limits.linesPerSecond });
     this.head = new Uint8Array(limits.maxLineBytes);
   }
 

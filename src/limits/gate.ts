@@ -1,5 +1,5 @@
 import type { HookRuntime } from '../config/runtime.js';
-import { LogThrottle } from '../lib/log-throttle.js';
+import { LogRateLimit } from '../lib/log-rate-limit.js';
 import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import { type Admission, type CallLimiter, type Lease, type LimitName, Refusal } from './types.js';
@@ -11,7 +11,7 @@ const LOG_EVERY_MS = 10_000;
 class HookStats {
   readonly refused: Record<LimitName, () => void>;
   readonly inFlight: (by?: number) => void;
-  readonly log: LogThrottle;
+  readonly log: LogRateLimit;
 
   constructor(hook: HookRuntime, metrics: Metrics, now: () => number) {
     const counter = (limit: LimitName) =>
@@ -23,7 +23,7 @@ class HookStats {
       tenant_in_flight: counter('tenant_in_flight'),
     };
     this.inFlight = metrics.counter('hookgate_calls_in_flight', { tenant: hook.tenant, hook: hook.name });
-    this.log = new LogThrottle(LOG_EVERY_MS, now);
+    this.log = LogRateLimit.every(LOG_EVERY_MS, now);
   }
 }
 
@@ -75,7 +75,7 @@ export class LimitGate {
   private refused(hook: HookRuntime, refusal: Refusal, kind: 'call' | 'event'): void {
     const stats = this.statsOf(hook);
     stats.refused[refusal.limit]();
-    const skipped = stats.log.take();
+    const skipped = stats.log.admit();
     if (skipped < 0) return;
     this.log.warn(
       {

@@ -1,5 +1,5 @@
 import type { HookRuntime, LimitSpec } from '../config/runtime.js';
-import { LogThrottle } from '../lib/log-throttle.js';
+import { LogRateLimit } from '../lib/log-rate-limit.js';
 import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import type { LocalLimiter } from './local.js';
@@ -144,7 +144,7 @@ export class RedisLimiter implements CallLimiter {
   private readonly scripts = new Map<HookRuntime, HookScript>();
   private sha?: string;
   private downUntil = 0;
-  private readonly warnings: LogThrottle;
+  private readonly warnings: LogRateLimit;
   private readonly fellBack: () => void;
   private readonly now: () => number;
 
@@ -153,7 +153,7 @@ export class RedisLimiter implements CallLimiter {
     private readonly opts: RedisLimiterOptions,
   ) {
     this.now = opts.now ?? Date.now;
-    this.warnings = new LogThrottle(10_000, this.now);
+    this.warnings = LogRateLimit.every(10_000, this.now);
     this.fellBack = opts.metrics.counter('hookgate_limiter_fallbacks_total', {});
   }
 
@@ -233,7 +233,7 @@ export class RedisLimiter implements CallLimiter {
     this.fellBack();
     if (err === undefined) return;
     this.downUntil = this.now() + (this.opts.retryAfterFailureMs ?? 1_000);
-    const skipped = this.warnings.take();
+    const skipped = this.warnings.admit();
     if (skipped < 0) return;
     this.opts.log.warn(
       { err: err instanceof Error ? err.message : String(err), unlogged_failures: skipped },

@@ -1,5 +1,5 @@
 import type { HookRuntime } from '../config/runtime.js';
-import { LogThrottle } from '../lib/log-throttle.js';
+import { LogRateLimit } from '../lib/log-rate-limit.js';
 import { LocalLimiter } from '../limits/local.js';
 import { type LimitAnswer, type LimitRequest, TenantLimitState } from '../limits/tenant-state.js';
 import { type Admission, type CallLimiter, type Lease, Refusal } from '../limits/types.js';
@@ -68,7 +68,7 @@ interface Log {
 export class DurableLimiter implements CallLimiter {
   private readonly stubs = new Map<string, DurableObjectStub>();
   private readonly fallback = new LocalLimiter();
-  private readonly warnings = new LogThrottle(10_000);
+  private readonly warnings = LogRateLimit.every(10_000);
 
   constructor(
     private readonly namespace: DurableObjectNamespace,
@@ -122,7 +122,7 @@ export class DurableLimiter implements CallLimiter {
 
   private failed(err: unknown): void {
     this.fellBack();
-    const skipped = this.warnings.take();
+    const skipped = this.warnings.admit();
     if (skipped < 0) return;
     this.log.warn(
       { err: err instanceof Error ? err.message : String(err), unlogged_failures: skipped },
