@@ -1,3 +1,5 @@
+import { HookgateError } from '../lib/errors.js';
+
 export type AuthErrorCode =
   | 'TOKEN_MISSING'
   | 'TOKEN_MALFORMED'
@@ -7,13 +9,11 @@ export type AuthErrorCode =
   | 'HOOK_NOT_ALLOWED';
 
 /** 401 for anything about the token itself, 403 for a good token that does not cover this call. */
-export class AuthError extends Error {
-  readonly code: AuthErrorCode;
+export class AuthError extends HookgateError<AuthErrorCode> {
   readonly status: 401 | 403;
   constructor(code: AuthErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'AuthError';
-    this.code = code;
     this.status = code === 'TENANT_MISMATCH' || code === 'HOOK_NOT_ALLOWED' ? 403 : 401;
   }
 }

@@ -1,4 +1,5 @@
 import { utf8Length } from '../core/ndjson.js';
+import { HookgateError } from '../lib/errors.js';
 
 /** The slice of a Node Writable the queue needs: `write` says false when its buffer is full. */
 export interface DrainableSink {
@@ -17,9 +18,9 @@ interface Entry {
   timer?: ReturnType<typeof setTimeout>;
 }
 
-export class QueueDeadlineError extends Error {
+export class QueueDeadlineError extends HookgateError<'QUEUE_DEADLINE'> {
   constructor(message: string) {
-    super(message);
+    super('QUEUE_DEADLINE', message);
     this.name = 'QueueDeadlineError';
   }
 }

@@ -1,4 +1,5 @@
 import type { Mode } from '../protocol/methods.js';
+import { HookgateError } from '../lib/errors.js';
 
 /**
  * Where a hook actually runs. The gateway applies policy before and after; a backend only moves
@@ -28,12 +29,10 @@ export type BackendErrorCode =
   /** The hook is not taking input (its stdin queue is full): refused at once instead of queued. */
   | 'BACKEND_OVERLOADED';
 
-export class BackendError extends Error {
-  readonly code: BackendErrorCode;
+export class BackendError extends HookgateError<BackendErrorCode> {
   constructor(code: BackendErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'BackendError';
-    this.code = code;
   }
 }
 

@@ -1,3 +1,5 @@
+import { HookgateError } from '../lib/errors.js';
+
 /**
  * `hookgate bridge` flags. The token comes only from the environment: argv is visible to every
  * user of the machine (`ps`), so a `--token` flag is refused outright rather than quietly ignored.
@@ -52,10 +54,9 @@ const VALUE_FLAGS = new Set([
 /** Words that mark a token smuggled into the URL; the gateway never reads it there anyway. */
 const TOKEN_PARAMS = ['token', 'access_token', 'jwt', 'bearer', 'auth', 'authorization'];
 
-export class BridgeUsageError extends Error {
-  readonly code = 'BRIDGE_USAGE';
+export class BridgeUsageError extends HookgateError<'BRIDGE_USAGE'> {
   constructor(message: string) {
-    super(message);
+    super('BRIDGE_USAGE', message);
     this.name = 'BridgeUsageError';
   }
 }

@@ -1,4 +1,5 @@
 import { type ForwardedRequest, PeerError } from '../core/peer.js';
+import { HookgateError } from '../lib/errors.js';
 
 export type { ForwardedRequest } from '../core/peer.js';
 /** Moved to src/lib; re-exported so the bridge's imports stay as they were. */
@@ -37,12 +38,10 @@ export type UpstreamErrorCode =
   | 'UPSTREAM_TOO_LARGE'
   | 'UPSTREAM_STOPPED';
 
-export class UpstreamError extends Error {
-  readonly code: UpstreamErrorCode;
+export class UpstreamError extends HookgateError<UpstreamErrorCode> {
   constructor(code: UpstreamErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'UpstreamError';
-    this.code = code;
   }
 }
 

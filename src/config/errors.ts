@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { HookgateError } from '../lib/errors.js';
 
 /** One problem in a config document, named by its path (`tenants.acme.hooks.weather.backend.command`). */
 export interface ConfigIssue {
@@ -6,11 +7,10 @@ export interface ConfigIssue {
   message: string;
 }
 
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
+export class ConfigError extends HookgateError<'CONFIG_INVALID'> {
   readonly issues: ConfigIssue[];
   constructor(issues: ConfigIssue[]) {
-    super(issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('\n'));
+    super('CONFIG_INVALID', issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('\n'));
     this.name = 'ConfigError';
     this.issues = issues;
   }

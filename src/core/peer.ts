@@ -7,6 +7,7 @@ import {
 } from '../protocol/jsonrpc.js';
 import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
 import type { Transport } from './transport.js';
+import { HookgateError } from '../lib/errors.js';
 
 export type PeerErrorCode =
   | 'PEER_TIMEOUT'
@@ -16,13 +17,11 @@ export type PeerErrorCode =
   /** A reply this peer refuses to read (see refuseDuplicateKeys). */
   | 'PEER_BAD_REPLY';
 
-export class PeerError extends Error {
-  readonly code: PeerErrorCode;
+export class PeerError extends HookgateError<PeerErrorCode> {
   readonly rpcError?: JsonRpcFailure['error'];
   constructor(code: PeerErrorCode, message: string, rpcError?: JsonRpcFailure['error']) {
-    super(message);
+    super(code, message);
     this.name = 'PeerError';
-    this.code = code;
     this.rpcError = rpcError;
   }
 }

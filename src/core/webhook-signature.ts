@@ -1,3 +1,5 @@
+import { HookgateError } from '../lib/errors.js';
+
 /**
  * Standard Webhooks (https://www.standardwebhooks.com) signing and verification with Web Crypto,
  * so the same code runs on Node and on Workers. A signature is
@@ -18,10 +20,9 @@ const MAX_SIGNATURE_ENTRIES = 32;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const encoder = new TextEncoder();
 
-export class WebhookSecretError extends Error {
-  readonly code = 'WEBHOOK_SECRET_INVALID';
+export class WebhookSecretError extends HookgateError<'WEBHOOK_SECRET_INVALID'> {
   constructor(message: string) {
-    super(message);
+    super('WEBHOOK_SECRET_INVALID', message);
     this.name = 'WebhookSecretError';
   }
 }

@@ -1,11 +1,16 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { HookgateError } from '../lib/errors.js';
 
 /** A RESP2 reply: simple and bulk strings, integers, nil, arrays. Error replies reject. */
 export type RespValue = string | number | null | RespValue[];
 
-export class RedisReplyError extends Error {
-  override name = 'RedisReplyError';
+/** An error reply from Redis (`-ERR …`); its text is the message. */
+export class RedisReplyError extends HookgateError<'REDIS_ERROR_REPLY'> {
+  constructor(message: string) {
+    super('REDIS_ERROR_REPLY', message);
+    this.name = 'RedisReplyError';
+  }
 }
 
 interface Pending {

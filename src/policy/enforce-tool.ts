@@ -1,10 +1,15 @@
+import { HookgateError } from '../lib/errors.js';
 import { continueAnswer } from './answers.js';
 import type { DecodedInterceptor } from './decode.js';
 import { fillBack, isPlainObject, jsonEqual } from './equal.js';
 import type { EffectivePolicy, Enforced, Violation } from './types.js';
 
-export class BadAnswer extends Error {
-  readonly code = 'BAD_ANSWER';
+/** A hook answer the checks cannot use; the gateway answers by the hook's failure mode instead. */
+export class BadAnswer extends HookgateError<'BAD_ANSWER'> {
+  constructor(message: string) {
+    super('BAD_ANSWER', message);
+    this.name = 'BadAnswer';
+  }
 }
 
 function toolOf(params: Record<string, unknown>): string {
