@@ -5,7 +5,8 @@ const results = process.env.HOOKGATE_TEST_RESULTS;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/worker/**', 'node_modules/**'],
+    // workerd and the real hosts have their own configs (vitest.workers.config.ts, vitest.hosts.config.ts).
+    exclude: ['test/worker/**', 'test/hosts/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests spawn real processes and sockets; two cores are all CI has.
