@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
+import type { LimitSpec } from '../config/runtime.js';
 import { parseMessage } from '../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
@@ -32,6 +33,17 @@ export interface AppDeps {
   sessions?: Set<WsSession>;
   /** Re-reads the config (POST /admin/reload); absent where config comes by redeploy (Workers). */
   reload?: () => Promise<ReloadOutcome>;
+}
+
+/** A tenant's or hook's limits as the config spells them (describe shows a caller what it is held to). */
+function limitDoc(spec: LimitSpec): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (spec.callsPerSecond !== undefined) {
+    out.calls_per_second = spec.callsPerSecond;
+    out.burst = spec.burst;
+  }
+  if (spec.maxInFlight !== undefined) out.max_in_flight = spec.maxInFlight;
+  return out;
 }
 
 type Env = { Variables: AuthVariables & { idSent?: boolean } };
@@ -234,7 +246,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
       on_failure: hook.onFailure,
       timeout_ms: hook.timeoutMs,
       approval_timeout_ms: hook.approvalTimeoutMs,
-      limits: { max_body_bytes: server.maxBodyBytes, max_in_flight: server.maxInFlight },
+      limits: {
+        max_body_bytes: server.maxBodyBytes,
+        max_in_flight: server.maxInFlight,
+        ...(hook.limits?.hook ? { hook: limitDoc(hook.limits.hook) } : {}),
+        ...(hook.limits?.tenant ? { tenant: limitDoc(hook.limits.tenant) } : {}),
+      },
       backend: { type: hook.backend.type, ready: backend?.ready() ?? false },
     });
   });

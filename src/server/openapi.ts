@@ -35,6 +35,12 @@ const JsonRpcResponse = z
   })
   .openapi('JsonRpcResponse');
 
+const LimitSpecDoc = z.object({
+  calls_per_second: z.number().optional(),
+  burst: z.number().int().optional(),
+  max_in_flight: z.number().int().optional(),
+});
+
 const HookDescription = z
   .object({
     tenant: z.string(),
@@ -47,7 +53,13 @@ const HookDescription = z
     on_failure: z.enum(['open', 'closed']),
     timeout_ms: z.number().int(),
     approval_timeout_ms: z.number().int(),
-    limits: z.object({ max_body_bytes: z.number().int(), max_in_flight: z.number().int() }),
+    limits: z.object({
+      max_body_bytes: z.number().int(),
+      max_in_flight: z.number().int(),
+      /** The hook's and its tenant's call limits, where configured. */
+      hook: LimitSpecDoc.optional(),
+      tenant: LimitSpecDoc.optional(),
+    }),
     backend: z.object({ type: z.enum(['stdio', 'module', 'http']), ready: z.boolean() }),
   })
   .openapi('HookDescription');

@@ -86,6 +86,26 @@ describe('limits over HTTP', () => {
     expect(await statuses('free', 'h', 5)).toEqual([200, 200, 200, 200, 200]);
   });
 
+  it('describe shows a caller the limits it is held to (the hook and its tenant), and none where unset', async () => {
+    const described = async (tenant: string, hook: string) =>
+      (await (
+        await fetch(`${gw.url}/v1/tenants/${tenant}/hooks/${hook}`, {
+          headers: { authorization: `Bearer ${await gw.token({ tenant })}` },
+        })
+      ).json()) as { limits: Record<string, unknown> };
+    expect((await described('acme', 'a')).limits).toMatchObject({
+      hook: { calls_per_second: SLOW, burst: 2 },
+      tenant: { calls_per_second: SLOW, burst: 3 },
+    });
+    expect((await described('busy', 'h')).limits).toMatchObject({
+      hook: { max_in_flight: 2 },
+      tenant: { max_in_flight: 3 },
+    });
+    const free = (await described('free', 'h')).limits;
+    expect(free).not.toHaveProperty('hook');
+    expect(free).not.toHaveProperty('tenant');
+  });
+
   it('does not limit hello', async () => {
     const res = await post('acme', 'a', { jsonrpc: '2.0', id: 1, method: 'hook.hello', params: {} });
     expect(res.status).toBe(200);
