@@ -33,8 +33,6 @@ export interface StdioBackendOptions {
 }
 
 const KILL_GRACE_MS = 2_000;
-/** A process that ran this long before dying restarts at the first backoff step again. */
-const STABLE_AFTER_MS = 10_000;
 const QUEUE_HEADROOM_BYTES = 4 * 1024 * 1024;
 const DEFAULT_STDIN_STALL_MS = 30_000;
 
@@ -56,7 +54,6 @@ export class StdioBackend implements HookBackend {
   private closed = false;
   private readonly backoff: Backoff;
   private restartTimer?: ReturnType<typeof setTimeout>;
-  private startedAt = 0;
   private readonly maxQueuedBytes: number;
   private readonly stderrLimits: StderrLimits;
 
@@ -137,7 +134,6 @@ export class StdioBackend implements HookBackend {
       : { ...baseEnv(), ...this.opts.env };
     const plain: SpawnSpec = { command: cmd, args, cwd: this.opts.cwd, env };
     const run = this.opts.wrap ? this.opts.wrap(plain) : plain;
-    this.startedAt = Date.now();
     const child = await spawnChild(run.command, [...run.args], { cwd: run.cwd, env: run.env }).catch(
       (err: Error) => err,
     );
@@ -148,7 +144,7 @@ export class StdioBackend implements HookBackend {
         { err: child.message, code: (child as NodeJS.ErrnoException).code },
         'hook did not start',
       );
-      this.scheduleRestart(false);
+      this.scheduleRestart();
       throw new BackendError('BACKEND_UNAVAILABLE', `hook did not start: ${child.message}`, { cause: child });
     }
     if (this.closed) {
@@ -157,6 +153,8 @@ export class StdioBackend implements HookBackend {
       throw new BackendError('BACKEND_CLOSED', 'backend closed while the hook was starting');
     }
     this.child = child;
+    // A process that runs 10 s before dying restarts at the first backoff step again (lib/backoff).
+    this.backoff.started();
     const transport = new ChildTransport(
       child,
       this.opts.maxLineBytes,
@@ -196,7 +194,7 @@ export class StdioBackend implements HookBackend {
       if (this.child === child) this.child = undefined;
       if (this.closed) return;
       this.log('warn', { code, signal }, 'hook process exited');
-      this.scheduleRestart(Date.now() - this.startedAt > STABLE_AFTER_MS);
+      this.scheduleRestart();
     });
     try {
       await peer.call(
@@ -214,9 +212,8 @@ export class StdioBackend implements HookBackend {
     }
   }
 
-  private scheduleRestart(stableRun: boolean): void {
+  private scheduleRestart(): void {
     if (this.closed || this.restartTimer !== undefined) return;
-    if (stableRun) this.backoff.reset();
     const delay = this.backoff.next();
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;

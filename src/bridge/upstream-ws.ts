@@ -168,7 +168,9 @@ export class WsUpstream implements Upstream {
         }),
     });
     this.state = 'open';
-    this.backoff.reset();
+    // Not a reset: a gateway that closes every connection right after opening it (slow consumer,
+    // a removed hook) is retried with growing delays; a connection that lasted starts over.
+    this.backoff.started();
     this.lastLogged = { text: '', at: 0 };
     this.options.log.info('connected to the gateway', { transport: 'ws' });
     this.wake();

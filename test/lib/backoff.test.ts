@@ -28,6 +28,27 @@ describe('Backoff', () => {
     expect(b.next()).toBe(5000);
   });
 
+  it('starts over only after a run that lasted: short runs (a peer that drops every connection) keep backing off', () => {
+    let now = 0;
+    const b = new Backoff(
+      100,
+      10_000,
+      () => 1,
+      5_000,
+      () => now,
+    );
+    expect(b.next()).toBe(100);
+    for (const expected of [200, 400, 800]) {
+      b.started();
+      now += 50; // up for 50 ms, then dropped again
+      expect(b.next()).toBe(expected);
+    }
+    b.started();
+    now += 5_000; // a stable run
+    expect(b.next()).toBe(100);
+    expect(b.next()).toBe(200); // a failure without a run in between keeps growing
+  });
+
   it('refuses a range that cannot back off', () => {
     expect(() => new Backoff(0, 10)).toThrow(RangeError);
     expect(() => new Backoff(100, 10)).toThrow(RangeError);
