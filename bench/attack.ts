@@ -188,6 +188,8 @@ async function main(): Promise<void> {
         phase,
         http_p50_us: Math.round(p50(httpUs)),
         ws_p50_us: Math.round(p50(wsUs)),
+        http_p99_us: Math.round(pct(httpUs, 99)),
+        ws_p99_us: Math.round(pct(wsUs, 99)),
         http_calls: httpUs.length,
         ws_calls: wsUs.length,
         gateway_log_lines: logLines - logBefore,
