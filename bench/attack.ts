@@ -117,11 +117,12 @@ async function metric(url: string, name: string): Promise<number> {
   return total;
 }
 
-const p50 = (xs: number[]) =>
+const pct = (xs: number[], p: number) =>
   percentile(
     [...xs].sort((a, b) => a - b),
-    50,
+    p,
   );
+const p50 = (xs: number[]) => pct(xs, 50);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'hookgate-attack-'));
