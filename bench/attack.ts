@@ -11,6 +11,7 @@
  * the same run, whether the gateway stayed up, its RSS, and what the attacks got back.
  *
  *   npx tsx bench/attack.ts [--rounds 3] [--phase-ms 6000] [--json FILE]
+ *   npx tsx bench/attack.ts --legacy --gateway-dir ../old-checkout   (the same attack on an older gateway)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +35,8 @@ const { values } = parseArgs({
     json: { type: 'string' },
     // For a gateway that predates limits and the admin token (A/B against an older checkout).
     legacy: { type: 'boolean', default: false },
+    // Serve with another checkout's gateway (its bin/hookgate.js), e.g. an older commit with --legacy.
+    'gateway-dir': { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
@@ -142,7 +145,8 @@ async function main(): Promise<void> {
   });
   const greedyToken = await signDevToken(config.tenants.get('greedy')!, { hooks: ['*'], ttlSeconds: 3600 });
 
-  const gateway = spawn(process.execPath, [join(REPO_ROOT, 'bin/hookgate.js'), 'serve', '--config', file], {
+  const gatewayDir = values['gateway-dir'] ?? REPO_ROOT;
+  const gateway = spawn(process.execPath, [join(gatewayDir, 'bin/hookgate.js'), 'serve', '--config', file], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
