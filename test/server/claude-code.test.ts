@@ -54,7 +54,8 @@ beforeEach(() => {
 });
 
 async function cc(hook: string, body: unknown, token?: string | null) {
-  const auth = token === null ? {} : { authorization: `Bearer ${token ?? (await gw.token())}` };
+  const auth: Record<string, string> =
+    token === null ? {} : { authorization: `Bearer ${token ?? (await gw.token())}` };
   const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/${hook}/claude-code`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...auth },
@@ -67,8 +68,8 @@ async function cc(hook: string, body: unknown, token?: string | null) {
 function scriptedAnswer(x: CcExchange) {
   const scripted = PRODUCIBLE[keyOf(x)];
   if (!scripted) return { action: 'continue' };
-  if (scripted.call)
-    return (_m: string, params: any) => ({ ...scripted, call: { ...params, ...scripted.call } });
+  const call = scripted.call as Record<string, unknown> | undefined;
+  if (call) return (_m: string, params: any) => ({ ...scripted, call: { ...params, ...call } });
   return () => scripted;
 }
 
