@@ -46,6 +46,7 @@ describe.skipIf(!claudeInstalled)(`Claude Code ${CLAUDE_CODE_VERSION} through ho
             grants: { rewrite_tools: ['Bash'], approve_tools: ['Bash'] },
           },
           plain: { ...rec, modes: ['tool', 'approve'] },
+          redactor: { ...rec, modes: ['tool'], grants: { rewrite_results: true } },
           strict: { ...rec, modes: ['tool'], on_failure: 'closed' },
           down: { ...deadBackend, modes: ['tool'], on_failure: 'closed' },
         }),
@@ -127,6 +128,28 @@ describe.skipIf(!claudeInstalled)(`Claude Code ${CLAUDE_CODE_VERSION} through ho
           hook: 'plain',
         }),
       ]);
+    } finally {
+      cleanup(run);
+    }
+  });
+
+  it('a granted result rewrite: the model gets the hook’s text in place of the output', async () => {
+    const m = marker();
+    recorder().answer = (method, params: any) =>
+      method === 'hook.after_tool'
+        ? { action: 'modify', result: { ...params, result: { ...params.result, for_llm: `REDACTED-${m}` } } }
+        : { action: 'continue' };
+    const run = await runClaude({
+      command: `echo secret-${m}`,
+      hooks: hooksFor('redactor'),
+      token: await gw.token(),
+      allowedTools: ECHO,
+    });
+    try {
+      expect(recorder().calls.find((c) => c.method === 'hook.after_tool')?.params.result.for_llm).toBe(
+        `secret-${m}`,
+      );
+      expect(run.toolResults).toEqual([{ content: `REDACTED-${m}`, isError: false }]);
     } finally {
       cleanup(run);
     }
