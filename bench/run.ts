@@ -523,6 +523,22 @@ function targets(
     met: gwIdle && Number.isFinite(gwIdle.rssPerConn) ? gwIdle.rssPerConn <= 16 * 1024 : undefined,
   });
   if (prefix) return out;
+  // The dialect is a translation at the edge: it may add only a few µs of CPU per call.
+  const cc = find('gw-cc', 'small');
+  const native = find('gw-http', 'small');
+  const extra =
+    cc?.cpuPerCall !== undefined && native?.cpuPerCall !== undefined && !cc.skipped
+      ? cc.cpuPerCall - native.cpuPerCall
+      : undefined;
+  out.push({
+    name: 'Claude Code route, small PreToolUse: server CPU per call over HTTP → module',
+    limit: '≤ +5 µs',
+    measured:
+      extra === undefined
+        ? (cc?.skipped ?? 'not measured')
+        : `${extra >= 0 ? '+' : ''}${extra.toFixed(1)} µs${cc?.errors ? ` (${cc.errors} errors)` : ''}`,
+    met: extra === undefined ? undefined : extra <= 5 && cc?.errors === 0,
+  });
   out.push({
     name: 'No JWT verification per WebSocket message',
     limit: '0 per message',
@@ -769,6 +785,7 @@ async function main(): Promise<void> {
   const path = hookPath(MODULE_HOOK);
   const http1 = (label: string, url: string, tok?: string) => new HttpClient(label, url, path, tok, 1);
   const httpN = (label: string, url: string, tok?: string) => new HttpClient(label, url, path, tok, N);
+  const ccPath = `${path}/claude-code`;
 
   const specs: PathSpec[] = [
     {
@@ -820,6 +837,17 @@ async function main(): Promise<void> {
       floors: ['hono'],
       seq: http1('gw http', gwInfo.url, token),
       many: [httpN('gw http 64', gwInfo.url, token)],
+      procs: ['gateway'],
+      counters: gw,
+    },
+    {
+      id: 'gw-cc',
+      label: 'hookgate: HTTP Claude Code route → module (PreToolUse)',
+      group: 'hookgate',
+      msgs: ['small'],
+      floors: ['hono'],
+      seq: new HttpClient('gw cc', gwInfo.url, ccPath, token, 1, 'claude-code'),
+      many: [new HttpClient('gw cc 64', gwInfo.url, ccPath, token, N, 'claude-code')],
       procs: ['gateway'],
       counters: gw,
     },

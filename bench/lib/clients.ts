@@ -11,6 +11,35 @@ import { type MessageTemplate, requestText } from './messages.js';
 
 const EXPECT: Record<string, string> = { small: 'respond', large: 'continue' };
 
+/**
+ * The small message as Claude Code sends it to the Claude Code route: a PreToolUse for the weather
+ * hook's own tool, whose `respond` leaves as a deny carrying the result text.
+ */
+const CLAUDE_CODE_SMALL = JSON.stringify({
+  session_id: '6f1c0d2e-0000-4000-8000-000000000001',
+  transcript_path: '/home/bench/.claude/projects/bench/6f1c0d2e.jsonl',
+  cwd: '/home/bench/project',
+  prompt_id: '6f1c0d2e-0000-4000-8000-000000000002',
+  permission_mode: 'default',
+  effort: { level: 'medium' },
+  hook_event_name: 'PreToolUse',
+  tool_name: 'get_weather',
+  tool_input: { city: 'Berlin' },
+  tool_use_id: 'toolu_bench0001',
+});
+
+function checkClaudeCode(client: Client, text: string): void {
+  let ok = false;
+  try {
+    const m = JSON.parse(text) as { hookSpecificOutput?: { permissionDecision?: string } };
+    ok = m.hookSpecificOutput?.permissionDecision === 'deny';
+    if (!ok) client.lastError = `answered ${text.slice(0, 120)}`;
+  } catch {
+    client.lastError = `unparseable answer: ${text.slice(0, 120)}`;
+  }
+  if (!ok) client.errors++;
+}
+
 let nextId = 100_000;
 
 export interface Client {
@@ -114,7 +143,10 @@ export class WsClient implements Client {
   }
 }
 
-/** HTTP/1.1 POSTs over a keep-alive agent: `sockets` connections, one call in flight on each. */
+/**
+ * HTTP/1.1 POSTs over a keep-alive agent: `sockets` connections, one call in flight on each. With
+ * `dialect: 'claude-code'` it posts the small message as Claude Code's PreToolUse instead.
+ */
 export class HttpClient implements Client {
   errors = 0;
   lastError?: string;
@@ -128,6 +160,7 @@ export class HttpClient implements Client {
     private readonly path: string,
     private readonly token: string | undefined,
     sockets: number,
+    private readonly dialect?: 'claude-code',
   ) {
     const u = new URL(url);
     this.host = u.hostname;
@@ -137,10 +170,10 @@ export class HttpClient implements Client {
 
   call(t: MessageTemplate): Promise<void> {
     const id = nextId++;
-    const body = requestText(t, id);
+    const body = this.dialect ? CLAUDE_CODE_SMALL : requestText(t, id);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json',
-      'content-length': t.baseBytes + String(id).length,
+      'content-length': this.dialect ? Buffer.byteLength(body) : t.baseBytes + String(id).length,
     };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     const expect = EXPECT[t.name];
@@ -155,7 +188,8 @@ export class HttpClient implements Client {
             if (res.statusCode !== 200) {
               this.errors++;
               this.lastError = `HTTP ${res.statusCode}: ${text.slice(0, 120)}`;
-            } else check(this, text, expect);
+            } else if (this.dialect) checkClaudeCode(this, text);
+            else check(this, text, expect);
             resolve();
           });
         },

@@ -252,6 +252,7 @@ function compileHook(
       rewriteMessages: hook.grants.rewrite_messages,
       rewriteModel: hook.grants.rewrite_model,
       conversationAccess: hook.grants.conversation_access,
+      approveTools: new Set(hook.grants.approve_tools),
     },
     onViolation: hook.on_violation,
     onFailure: hook.on_failure,

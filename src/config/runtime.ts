@@ -21,6 +21,8 @@ export interface HookGrants {
   rewriteMessages: boolean;
   rewriteModel: boolean;
   conversationAccess: boolean;
+  /** Tools whose call may be approved past a host's own approval (see schema `approve_tools`). */
+  approveTools: ReadonlySet<string>;
 }
 
 /** A resolved backend: secret references replaced by their values. */

@@ -105,6 +105,12 @@ const grants = z
     /** before_llm `model` and `options` (max_tokens, temperature, …). */
     rewrite_model: z.boolean().default(false),
     conversation_access: z.boolean().default(false),
+    /**
+     * Tools whose call the hook may approve on a host that has an approval of its own (Claude Code's
+     * PermissionRequest `allow` replaces the person's prompt). Narrowed by the token's `tools` claim.
+     * PicoClaw's approve_tool is that host's only approval and is not limited by this list.
+     */
+    approve_tools: z.array(z.string().min(1)).default([]),
   })
   .strict();
 
@@ -132,6 +138,7 @@ export const hookSchema = z
       rewrite_messages: false,
       rewrite_model: false,
       conversation_access: false,
+      approve_tools: [],
     }),
     on_violation: z.enum(['strip', 'deny']).default('strip'),
     on_failure: z.enum(['open', 'closed']).default('open'),

@@ -10,6 +10,7 @@ const USAGE = `usage:
   hookgate serve (--config FILE | --demo) [--host H] [--port P]
   hookgate token --config FILE --tenant T --hooks a,b [--ttl 1h] [--tools x,y]
   hookgate check-config --config FILE
+  hookgate setup claude-code --config FILE --tenant T --hook H [--url BASE]
   hookgate bridge --url wss://…/v1/tenants/T/hooks/H/ws [--on-failure open|closed] [--transport ws|http|auto]
                   [--timeout-ms 4500] [--approval-timeout-ms 55000] [--allow-respond a,b]   (token: HOOKGATE_TOKEN)`;
 
@@ -32,6 +33,10 @@ export async function main(argv: string[]): Promise<number> {
         return await tokenCommand(rest);
       case 'check-config':
         return checkConfigCommand(rest);
+      case 'setup':
+        if (rest[0] === 'claude-code')
+          return await (await import('./setup-claude-code.js')).setupClaudeCodeCommand(rest.slice(1));
+        throw new Error(`unknown setup target ${JSON.stringify(rest[0])} (known: claude-code)`);
       case 'bridge': {
         const { bridgeCommand } = await import('../bridge/index.js');
         return await bridgeCommand(rest);

@@ -12,6 +12,18 @@ export type { EffectivePolicy, Enforced, PolicyRule, Violation } from './types.j
 
 export type PolicyOutcome = ({ ok: true } & Enforced) | { ok: false; why: string };
 
+/** What the policy needs to know about the host a call came from. */
+export interface HostTraits {
+  /**
+   * The host has an approval of its own (a person's prompt, permission rules) that an approving
+   * verdict would replace, as Claude Code's PermissionRequest `allow` does. Then `approved: true`
+   * passes only for tools in `approve_tools`; otherwise the answer is the neutral one (no verdict:
+   * the host asks or denies as it would without this hook). On PicoClaw, approve_tool is the host's
+   * only approval and this is false.
+   */
+  hostApproves?: boolean;
+}
+
 /**
  * Checks and rewrites a hook's answer for one call before it leaves the gateway. Pure: no I/O, no
  * clock. `original` is the host's params, `shown` what the hook was given (see minimiseParams).
@@ -23,10 +35,12 @@ export function applyPolicy(
   original: Record<string, unknown>,
   shown: Record<string, unknown>,
   raw: unknown,
+  host: HostTraits = {},
 ): PolicyOutcome {
   if (method === Method.ApproveTool) {
     const d = decodeApproval(raw);
     if (!d.ok) return d;
+    if (host.hostApproves) return enforceHostApproval(policy, original, d.value);
     // Always explicit: PicoClaw reads a missing `approved` as a denial with no reason.
     const result: Record<string, unknown> = { approved: d.value.approved };
     if (d.value.reason) result.reason = d.value.reason;
@@ -76,6 +90,33 @@ export function applyPolicy(
     if (err instanceof BadAnswer) return { ok: false, why: err.message };
     throw err;
   }
+}
+
+/**
+ * The generalised approval-bypass limit: a verdict that skips the host's own approval leaves only
+ * for tools the hook is granted to approve. A denial always passes (it never widens anything).
+ */
+function enforceHostApproval(
+  policy: EffectivePolicy,
+  original: Record<string, unknown>,
+  d: { approved: boolean; reason?: string },
+): PolicyOutcome {
+  const result: Record<string, unknown> = { approved: d.approved };
+  if (d.reason) result.reason = d.reason;
+  if (!d.approved) return { ok: true, result, violations: [] };
+  const tool = typeof original.tool === 'string' ? original.tool : '';
+  if (policy.approvable.has(tool)) return { ok: true, result, violations: [] };
+  return {
+    ok: true,
+    result: continueAnswer(),
+    violations: [
+      {
+        rule: 'approve_tool_not_granted',
+        tool,
+        detail: `hook "${policy.hook.name}" may not approve tool "${tool}"`,
+      },
+    ],
+  };
 }
 
 function neutral(): PolicyOutcome {

@@ -13,7 +13,8 @@ export type PolicyRule =
   | 'rewrite_arguments_not_granted'
   | 'rewrite_results_not_granted'
   | 'rewrite_llm_response_not_granted'
-  | 'tool_calls_id_only';
+  | 'tool_calls_id_only'
+  | 'approve_tool_not_granted';
 
 export interface Violation {
   rule: PolicyRule;
@@ -31,6 +32,11 @@ export interface EffectivePolicy {
   tools: ReadonlySet<string>;
   /** before_tool rename / argument rewrites: own tools plus `rewrite_tools`, narrowed likewise. */
   rewritable: ReadonlySet<string>;
+  /**
+   * Tools whose call the hook may approve past a host's own approval (`approve_tools`), narrowed
+   * likewise. Only hosts with an approval of their own consult it (see CallOrigin.hostApproves).
+   */
+  approvable: ReadonlySet<string>;
 }
 
 export interface Enforced {
@@ -41,11 +47,13 @@ export interface Enforced {
 
 export function effectivePolicy(hook: HookRuntime, tokenTools?: readonly string[]): EffectivePolicy {
   const rewritable = new Set([...hook.tools, ...hook.grants.rewriteTools]);
-  if (!tokenTools) return { hook, tools: hook.tools, rewritable };
+  const approvable = hook.grants.approveTools;
+  if (!tokenTools) return { hook, tools: hook.tools, rewritable, approvable };
   const narrow = new Set(tokenTools);
   return {
     hook,
     tools: new Set([...hook.tools].filter((t) => narrow.has(t))),
     rewritable: new Set([...rewritable].filter((t) => narrow.has(t))),
+    approvable: new Set([...approvable].filter((t) => narrow.has(t))),
   };
 }

@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
 import { type AuthVariables, extractToken, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
+import { answerClaudeCode } from './claude-code-route.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
 import type { LiveConfig } from './live-config.js';
@@ -47,6 +48,9 @@ function limitDoc(spec: LimitSpec): Record<string, number> {
 }
 
 type Env = { Variables: AuthVariables & { idSent?: boolean } };
+
+/** Every host protocol a hook answers; describe lists them. */
+const DIALECTS = ['picoclaw', 'claude-code'] as const;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -241,7 +245,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
         rewrite_messages: hook.grants.rewriteMessages,
         rewrite_model: hook.grants.rewriteModel,
         conversation_access: hook.grants.conversationAccess,
+        approve_tools: [...policy.approvable],
       },
+      // The host protocols this hook answers: PicoClaw's on the base route and /ws, the others
+      // each on their own route below it.
+      dialects: DIALECTS,
       on_violation: hook.onViolation,
       on_failure: hook.onFailure,
       timeout_ms: hook.timeoutMs,
@@ -271,6 +279,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
     if (typeof response !== 'string') throw rateLimited(response);
     return jsonAnswer(c, response);
   });
+
+  app.post(`${base}/claude-code`, access, (c) =>
+    answerClaudeCode(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
+  );
 
   return app;
 }

@@ -11,7 +11,14 @@ import {
   type JsonRpcResponse,
   success,
 } from '../protocol/jsonrpc.js';
-import { isCallMethod, isEventMethod, Method, modeOf, PROTOCOL_VERSION } from '../protocol/methods.js';
+import {
+  type CallMethod,
+  isCallMethod,
+  isEventMethod,
+  Method,
+  modeOf,
+  PROTOCOL_VERSION,
+} from '../protocol/methods.js';
 import {
   applyPolicy,
   continueAnswer,
@@ -19,6 +26,7 @@ import {
   type EffectivePolicy,
   effectivePolicy,
   failureAnswer,
+  type HostTraits,
   minimiseParams,
   type Violation,
 } from '../policy/index.js';
@@ -39,7 +47,22 @@ export interface AuditEvent {
   detail: string;
   answered: string;
   request_id?: string;
+  /** The host protocol the call came in: "picoclaw" on the native routes. */
+  dialect: string;
 }
+
+/**
+ * Where a call came from, as far as the call path needs to know: a label for audit lines and
+ * whether the host has an approval of its own (see HostTraits). Host-neutral: a dialect at the edge
+ * fills it in; the core never learns a host's names.
+ */
+export interface CallOrigin extends HostTraits {
+  dialect: string;
+  requestId?: string;
+}
+
+/** The native routes speak PicoClaw's protocol, whose approve_tool is the host's only approval. */
+const PICOCLAW = 'picoclaw';
 
 export interface GatewayDeps {
   /** The current config and backends; a reload swaps them under the gateway. */
@@ -137,25 +160,54 @@ export class Gateway {
     const immediate = this.route(principal, hook, msg);
     if (immediate !== undefined) return immediate === null ? null : this.serialise(hook, '', immediate);
     const { id, method, params } = msg as { id: JsonRpcId; method: string; params: Record<string, unknown> };
+    const origin: CallOrigin = { dialect: PICOCLAW, requestId };
+    const result = await this.admitted(principal, hook, method, params, origin);
+    if (!(result instanceof Refusal)) return this.serialise(hook, method, success(id, result));
+    if (refusals === 'return') return result;
+    return JSON.stringify(
+      failure(id, ErrorCode.Overloaded, `rate limited (${result.limit})`, {
+        retry_after_ms: result.retryAfterMs,
+      }),
+    );
+  }
+
+  /**
+   * One hook call for a host dialect: the same call path as `respond` (mode gate, minimisation,
+   * limits, backend, policy, audit, metrics), answered with the policy-checked PicoClaw result
+   * object for the dialect to translate, or the Refusal of a limit. Never rejects; a gateway that
+   * is shutting down answers by the hook's failure mode.
+   */
+  async invoke(
+    principal: Principal,
+    hook: HookRuntime,
+    method: CallMethod,
+    params: Record<string, unknown>,
+    origin: CallOrigin,
+  ): Promise<Record<string, unknown> | Refusal> {
+    if (this.closing) return failureAnswer(hook, method, 'gateway is shutting down', origin.hostApproves);
+    return this.admitted(principal, hook, method, params, origin);
+  }
+
+  /** Hands a runtime event to the hook (observe mode only; dropped and counted otherwise). */
+  notify(hook: HookRuntime, method: string, params: unknown): void {
+    this.deliverEvent(hook, method, params);
+  }
+
+  private async admitted(
+    principal: Principal,
+    hook: HookRuntime,
+    method: string,
+    params: Record<string, unknown>,
+    origin: CallOrigin,
+  ): Promise<Record<string, unknown> | Refusal> {
     const limits = hook.limits === undefined ? undefined : this.deps.limits;
-    if (limits === undefined) {
-      const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
-      return this.serialise(hook, method, success(id, result));
-    }
+    if (limits === undefined) return this.call(this.policyFor(principal, hook), method, params, origin);
     // The in-process limiter answers synchronously: no extra async step unless the store is remote.
     let admission = limits.acquire(hook, maxCallMs(hook, method));
     if (admission instanceof Promise) admission = await admission;
-    if (admission instanceof Refusal) {
-      if (refusals === 'return') return admission;
-      return JSON.stringify(
-        failure(id, ErrorCode.Overloaded, `rate limited (${admission.limit})`, {
-          retry_after_ms: admission.retryAfterMs,
-        }),
-      );
-    }
+    if (admission instanceof Refusal) return admission;
     try {
-      const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
-      return this.serialise(hook, method, success(id, result));
+      return await this.call(this.policyFor(principal, hook), method, params, origin);
     } finally {
       limits.release(hook, admission);
     }
@@ -217,14 +269,16 @@ export class Gateway {
     policy: EffectivePolicy,
     method: string,
     original: Record<string, unknown>,
-    requestId?: string,
+    origin: CallOrigin,
   ): Promise<Record<string, unknown>> {
     const hook = policy.hook;
     const mode = modeOf(method);
     if (!mode || !hook.modes.has(mode)) {
-      // Never forwarded: the gateway answers as a host without this hook would proceed.
+      // Never forwarded: the gateway answers as a host without this hook would proceed. PicoClaw
+      // reads a missing verdict as a denial, so it gets an explicit one; a host with an approval
+      // of its own gets none and asks or denies by itself.
       const answer =
-        method === Method.ApproveTool
+        method === Method.ApproveTool && !origin.hostApproves
           ? denyApproval(`hookgate: hook "${hook.name}" is not granted the approve mode`)
           : continueAnswer();
       this.audit(
@@ -233,7 +287,7 @@ export class Gateway {
         original,
         [{ rule: 'mode_not_granted', detail: `mode ${mode} not granted` }],
         answer,
-        requestId,
+        origin,
       );
       this.countCall(hook, method, 'mode_not_granted');
       return answer;
@@ -258,11 +312,11 @@ export class Gateway {
         live.callEnded(backend);
       }
     } catch (err) {
-      return this.failed(policy, method, err, requestId);
+      return this.failed(policy, method, err, origin);
     }
     let outcome: ReturnType<typeof applyPolicy>;
     try {
-      outcome = applyPolicy(method, policy, original, shown, raw);
+      outcome = applyPolicy(method, policy, original, shown, raw, origin);
     } catch (err) {
       // An answer the checks cannot even walk (e.g. nested deeper than the stack) is a bad answer.
       outcome = {
@@ -271,10 +325,10 @@ export class Gateway {
       };
     }
     if (!outcome.ok) {
-      return this.failed(policy, method, new BackendError('BACKEND_BAD_REPLY', outcome.why), requestId);
+      return this.failed(policy, method, new BackendError('BACKEND_BAD_REPLY', outcome.why), origin);
     }
     if (outcome.violations.length > 0)
-      this.audit(policy, method, original, outcome.violations, outcome.result, requestId);
+      this.audit(policy, method, original, outcome.violations, outcome.result, origin);
     this.countCall(hook, method, outcome.violations.length > 0 ? 'refused' : 'ok');
     return outcome.result;
   }
@@ -307,9 +361,10 @@ export class Gateway {
     policy: EffectivePolicy,
     method: string,
     err: unknown,
-    requestId?: string,
+    origin: CallOrigin,
   ): Record<string, unknown> {
     const hook = policy.hook;
+    const requestId = origin.requestId;
     const code = err instanceof BackendError ? err.code : 'BACKEND_UNAVAILABLE';
     const why = err instanceof Error ? err.message : String(err);
     this.deps.log.warn(
@@ -330,6 +385,7 @@ export class Gateway {
       hook,
       method,
       code === 'BACKEND_TIMEOUT' ? 'timed out' : 'unavailable or invalid answer',
+      origin.hostApproves,
     );
   }
 
@@ -378,7 +434,7 @@ export class Gateway {
     original: Record<string, unknown>,
     violations: Violation[],
     answer: Record<string, unknown>,
-    requestId?: string,
+    origin: CallOrigin,
   ): void {
     const hook = policy.hook;
     const answered = 'approved' in answer ? `approved:${answer.approved}` : String(answer.action);
@@ -392,7 +448,8 @@ export class Gateway {
         rule: v.rule,
         detail: v.detail,
         answered,
-        request_id: requestId,
+        request_id: origin.requestId,
+        dialect: origin.dialect,
       };
       this.deps.log.warn({ audit: event }, 'policy refusal');
       this.deps.metrics.inc('hookgate_policy_refusals_total', {

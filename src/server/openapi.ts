@@ -61,8 +61,59 @@ const HookDescription = z
       tenant: LimitSpecDoc.optional(),
     }),
     backend: z.object({ type: z.enum(['stdio', 'module', 'http']), ready: z.boolean() }),
+    dialects: z.array(z.enum(['picoclaw', 'claude-code'])).openapi({
+      description:
+        'Host protocols this hook answers: picoclaw on this route and /ws, claude-code on /claude-code',
+    }),
   })
   .openapi('HookDescription');
+
+const ClaudeCodeHookInput = z
+  .object({
+    hook_event_name: z.string().openapi({
+      example: 'PreToolUse',
+      description:
+        'PreToolUse → hook.before_tool, PermissionRequest → hook.approve_tool, PostToolUse → hook.after_tool, ' +
+        'UserPromptSubmit → hook.before_llm; every other event → hook.runtime_event (observe mode), answered {}',
+    }),
+    session_id: z.string().optional(),
+    prompt_id: z.string().optional(),
+    transcript_path: z.string().optional(),
+    cwd: z.string().optional(),
+    tool_name: z.string().optional().openapi({ example: 'Bash' }),
+    tool_input: z.record(z.string(), z.unknown()).optional(),
+    tool_response: z.unknown().optional(),
+    tool_use_id: z.string().optional(),
+    prompt: z.string().optional(),
+  })
+  .passthrough()
+  .openapi('ClaudeCodeHookInput', {
+    description: "Claude Code's HTTP-hook body, as it sends it for every event",
+  });
+
+const ClaudeCodeHookAnswer = z
+  .object({
+    continue: z.literal(false).optional().openapi({ description: 'abort_turn / hard_abort' }),
+    stopReason: z.string().optional(),
+    decision: z.literal('block').optional().openapi({ description: 'UserPromptSubmit blocked (abort_turn)' }),
+    reason: z.string().optional(),
+    hookSpecificOutput: z
+      .object({
+        hookEventName: z.enum(['PreToolUse', 'PermissionRequest', 'PostToolUse']),
+        permissionDecision: z.literal('deny').optional().openapi({ description: 'never "allow"' }),
+        permissionDecisionReason: z.string().optional(),
+        updatedInput: z.record(z.string(), z.unknown()).optional().openapi({
+          description: 'the complete tool input after a granted rewrite; sent without permissionDecision',
+        }),
+        decision: z
+          .object({ behavior: z.enum(['allow', 'deny']), message: z.string().optional() })
+          .optional()
+          .openapi({ description: 'allow only for tools in grants.approve_tools; never updatedPermissions' }),
+        updatedToolOutput: z.unknown().optional().openapi({ description: "in the tool's own output shape" }),
+      })
+      .optional(),
+  })
+  .openapi('ClaudeCodeHookAnswer', { description: '{} is no decision' });
 
 const authErrors = {
   401: {
@@ -150,6 +201,47 @@ export const routes = {
       429: {
         description:
           'A call over a tenant or hook limit (rate or calls in flight); Retry-After says when to try again. Notifications over a limit are dropped and still answered 202.',
+        headers: z.object({
+          'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }),
+        }),
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+    },
+  }),
+  claudeCode: createRoute({
+    operationId: 'callHookClaudeCode',
+    method: 'post',
+    path: '/v1/tenants/{tenant}/hooks/{hook}/claude-code',
+    summary: "Claude Code HTTP hooks: any event, answered in Claude Code's shapes under the hook's grants",
+    description:
+      'Point a Claude Code `type: "http"` hook here (`hookgate setup claude-code` prints the settings). ' +
+      'Claude Code ignores the body of a non-2xx answer, so an authenticated call is always answered 200: ' +
+      "when the hook is down, slow or answers garbage, with its declared failure answer in Claude Code's shape " +
+      '(on_failure: closed → PreToolUse deny, PermissionRequest deny, UserPromptSubmit block). ' +
+      "Auth, size and rate-limit errors keep their status; the handler's onFailure decides what Claude Code does then. " +
+      'See docs/hosts/claude-code.md for the whole mapping.',
+    security: [{ bearer: [] }],
+    request: {
+      params: HookParams,
+      body: { required: true, content: { 'application/json': { schema: ClaudeCodeHookInput } } },
+    },
+    responses: {
+      200: {
+        description: "The answer in Claude Code's shape, after policy",
+        content: { 'application/json': { schema: ClaudeCodeHookAnswer } },
+      },
+      400: {
+        description:
+          'Not a Claude Code hook body (not JSON, no hook_event_name, no tool_name for a tool event)',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      ...authErrors,
+      413: {
+        description: 'Body over server.max_body_bytes',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      429: {
+        description: 'A call over a tenant or hook limit; Retry-After says when to try again',
         headers: z.object({
           'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }),
         }),

@@ -21,6 +21,7 @@ describe('openapi/openapi.json', () => {
       '/metrics',
       '/readyz',
       '/v1/tenants/{tenant}/hooks/{hook}',
+      '/v1/tenants/{tenant}/hooks/{hook}/claude-code',
       '/v1/tenants/{tenant}/hooks/{hook}/ws',
     ]);
     expect(doc.paths['/v1/tenants/{tenant}/hooks/{hook}'].post.responses).toHaveProperty('401');

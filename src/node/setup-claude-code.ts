@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import type { HookRuntime } from '../config/runtime.js';
+import { loadConfigFile } from './config-loader.js';
+
+const USAGE = 'usage: hookgate setup claude-code --config FILE --tenant T --hook H [--url BASE]';
+
+/** The environment variable Claude Code expands into the Authorization header. */
+export const TOKEN_ENV = 'HOOKGATE_TOKEN';
+
+/**
+ * Claude Code events that support HTTP hooks and carry nothing a hook could decide (SessionStart
+ * takes no HTTP hooks). Observers get them as runtime events.
+ */
+const OBSERVED_EVENTS = [
+  'PostToolUseFailure',
+  'PostToolBatch',
+  'PermissionDenied',
+  'Notification',
+  'SubagentStart',
+  'SubagentStop',
+  'PreCompact',
+  'PostCompact',
+  'Stop',
+  'SessionEnd',
+] as const;
+
+/** The events that guard an action; `onFailure: "block"` applies to them. */
+const GUARDS = new Set(['PreToolUse', 'PermissionRequest', 'UserPromptSubmit']);
+
+/**
+ * The `.claude/settings.json` `hooks` block that sends a hookgate hook's events to its Claude Code
+ * route. Only the events the hook's modes cover; `timeout` (seconds) above the hook's own deadline
+ * so the gateway always answers first (Claude Code's default is 600 s); `onFailure: "block"` on the
+ * guarding events when the hook fails closed or decides approvals, since Claude Code otherwise
+ * fails open on an unreachable gateway.
+ */
+export function claudeCodeSettings(hook: HookRuntime, baseUrl: string): { hooks: Record<string, unknown[]> } {
+  const url = `${baseUrl.replace(/\/+$/, '')}/v1/tenants/${encodeURIComponent(hook.tenant)}/hooks/${encodeURIComponent(hook.name)}/claude-code`;
+  const events: string[] = [];
+  if (hook.modes.has('llm')) events.push('UserPromptSubmit');
+  if (hook.modes.has('tool')) events.push('PreToolUse');
+  if (hook.modes.has('approve')) events.push('PermissionRequest');
+  if (hook.modes.has('tool')) events.push('PostToolUse');
+  if (hook.modes.has('observe')) events.push(...OBSERVED_EVENTS);
+  const block = hook.onFailure === 'closed' || hook.modes.has('approve');
+  const hooks: Record<string, unknown[]> = {};
+  for (const event of events) {
+    const deadlineMs = event === 'PermissionRequest' ? hook.approvalTimeoutMs : hook.timeoutMs;
+    const handler: Record<string, unknown> = {
+      type: 'http',
+      url,
+      headers: { Authorization: `Bearer $${TOKEN_ENV}` },
+      allowedEnvVars: [TOKEN_ENV],
+      timeout: Math.ceil(deadlineMs / 1000) + 2,
+    };
+    if (block && GUARDS.has(event)) handler.onFailure = 'block';
+    hooks[event] = [{ hooks: [handler] }];
+  }
+  return { hooks };
+}
+
+/** `hookgate setup claude-code …` (argv after `claude-code`): prints the settings JSON. */
+export async function setupClaudeCodeCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string' },
+      tenant: { type: 'string' },
+      hook: { type: 'string' },
+      url: { type: 'string' },
+    },
+  });
+  if (!values.config || !values.tenant || !values.hook) {
+    process.stderr.write(`setup claude-code needs --config, --tenant and --hook\n${USAGE}\n`);
+    return 2;
+  }
+  const { config } = loadConfigFile(values.config);
+  const tenant = config.tenants.get(values.tenant);
+  if (!tenant) throw new Error(`no tenant ${JSON.stringify(values.tenant)} in the config`);
+  const hook = tenant.hooks.get(values.hook);
+  if (!hook)
+    throw new Error(`tenant ${JSON.stringify(values.tenant)} has no hook ${JSON.stringify(values.hook)}`);
+  let base = values.url;
+  if (base === undefined) {
+    const { host, port } = config.server;
+    base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  } else if (!/^https?:\/\/[^/]/.test(base)) {
+    throw new Error(`--url must be an http(s) URL, got ${JSON.stringify(base)}`);
+  }
+  process.stdout.write(`${JSON.stringify(claudeCodeSettings(hook, base), null, 2)}\n`);
+  process.stderr.write(
+    `put this "hooks" block in .claude/settings.json and export ${TOKEN_ENV} ` +
+      `(hookgate token --config ${values.config} --tenant ${values.tenant} --hooks ${values.hook})\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,63 @@
+import type { Context } from 'hono';
+import { DIALECT, toHookRequest, toHostAnswer } from '../dialects/claude-code/index.js';
+import { Refusal } from '../limits/types.js';
+import { failureAnswer } from '../policy/index.js';
+import { Method } from '../protocol/methods.js';
+import type { AuthVariables } from './auth.js';
+import { readBodyLimited } from './body.js';
+import { httpError, rateLimited } from './errors.js';
+import type { Gateway } from './gateway.js';
+
+/**
+ * The name this hook's own MCP route is registered under in Claude Code's settings; its tools then
+ * arrive as `mcp__hookgate-<hook>__<tool>` and are matched by their bare names.
+ */
+export function ownMcpServerName(hook: string): string {
+  return `hookgate-${hook}`;
+}
+
+/**
+ * POST .../{hook}/claude-code: one Claude Code HTTP-hook call (any event) through the gateway's
+ * call path, answered in Claude Code's shapes. Claude Code ignores the body of a non-2xx answer
+ * and fails open on it unless the handler says `onFailure: "block"`, so an authenticated call
+ * whose hook is down, slow or wrong still gets 200 with the hook's declared failure answer. Only
+ * what the gateway cannot answer for the hook (a body that is not Claude Code's, over the size
+ * limit, over a rate limit) gets an HTTP error, and the handler's onFailure decides.
+ */
+export async function answerClaudeCode(
+  c: Context<{ Variables: AuthVariables }>,
+  gateway: Gateway,
+  maxBodyBytes: number,
+  answer: (text: string) => Response,
+): Promise<Response> {
+  const text = await readBodyLimited(c, maxBodyBytes);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw httpError(400, 'bad_request', 'body is not valid JSON');
+  }
+  const hook = c.get('hook');
+  const requestId = c.get('requestId');
+  const request = toHookRequest(body, {
+    requestId,
+    now: new Date().toISOString(),
+    ownMcpServer: ownMcpServerName(hook.name),
+  });
+  if (request.kind === 'invalid')
+    throw httpError(400, 'bad_request', `not a Claude Code hook call: ${request.why}`);
+  if (request.kind === 'event') {
+    gateway.notify(hook, Method.RuntimeEvent, request.params);
+    return answer('{}');
+  }
+  const origin = { dialect: DIALECT, hostApproves: true, requestId };
+  const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
+  if (result instanceof Refusal) throw rateLimited(result);
+  try {
+    return answer(JSON.stringify(toHostAnswer(request, result)));
+  } catch {
+    // An answer too deep to serialise is a bad answer: the declared failure answer instead.
+    const fallback = failureAnswer(hook, request.method, 'answer could not be serialised', true);
+    return answer(JSON.stringify(toHostAnswer(request, fallback)));
+  }
+}
