@@ -50,6 +50,11 @@ export interface GatewayDeps {
   limits?: LimitGate;
 }
 
+/** Told when a call was answered by the hook's failure mode instead of by the hook. */
+export interface CallObserver {
+  failed(why: string): void;
+}
+
 /** Extra time the gateway gives a backend beyond its own deadline before answering for it. */
 const GUARD_MS = 50;
 
@@ -137,28 +142,79 @@ export class Gateway {
     const immediate = this.route(principal, hook, msg);
     if (immediate !== undefined) return immediate === null ? null : this.serialise(hook, '', immediate);
     const { id, method, params } = msg as { id: JsonRpcId; method: string; params: Record<string, unknown> };
-    const limits = hook.limits === undefined ? undefined : this.deps.limits;
-    if (limits === undefined) {
-      const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
-      return this.serialise(hook, method, success(id, result));
-    }
-    // The in-process limiter answers synchronously: no extra async step unless the store is remote.
-    let admission = limits.acquire(hook, maxCallMs(hook, method));
-    if (admission instanceof Promise) admission = await admission;
-    if (admission instanceof Refusal) {
-      if (refusals === 'return') return admission;
+    const outcome = await this.invoke(principal, hook, method, params, requestId);
+    if (outcome instanceof Refusal) {
+      if (refusals === 'return') return outcome;
       return JSON.stringify(
-        failure(id, ErrorCode.Overloaded, `rate limited (${admission.limit})`, {
-          retry_after_ms: admission.retryAfterMs,
+        failure(id, ErrorCode.Overloaded, `rate limited (${outcome.limit})`, {
+          retry_after_ms: outcome.retryAfterMs,
         }),
       );
     }
+    return this.serialise(hook, method, success(id, outcome));
+  }
+
+  /** True once shutdown began: new calls are refused (see respond's ShuttingDown). */
+  get draining(): boolean {
+    return this.closing;
+  }
+
+  /**
+   * One hook call (an interceptor or approval method) through the whole call path: limits, mode
+   * gate, minimisation, backend with deadline, policy, audit and metrics. Resolves with the answer
+   * for the host (a failure answer when the hook failed: `observer.failed` says why), or with the
+   * Refusal of a limit. Never rejects. Transports other than the hook protocol's own (MCP) end here.
+   */
+  invoke(
+    principal: Principal,
+    hook: HookRuntime,
+    method: string,
+    params: Record<string, unknown>,
+    requestId?: string,
+    observer?: CallObserver,
+  ): Promise<Record<string, unknown> | Refusal> {
+    const policy = this.policyFor(principal, hook);
+    const limits = hook.limits === undefined ? undefined : this.deps.limits;
+    if (limits === undefined) return this.call(policy, method, params, requestId, observer);
+    return this.limitedCall(limits, policy, method, params, requestId, observer);
+  }
+
+  private async limitedCall(
+    limits: LimitGate,
+    policy: EffectivePolicy,
+    method: string,
+    params: Record<string, unknown>,
+    requestId: string | undefined,
+    observer: CallObserver | undefined,
+  ): Promise<Record<string, unknown> | Refusal> {
+    const hook = policy.hook;
+    // The in-process limiter answers synchronously: no extra async step unless the store is remote.
+    let admission = limits.acquire(hook, maxCallMs(hook, method));
+    if (admission instanceof Promise) admission = await admission;
+    if (admission instanceof Refusal) return admission;
     try {
-      const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
-      return this.serialise(hook, method, success(id, result));
+      return await this.call(policy, method, params, requestId, observer);
     } finally {
       limits.release(hook, admission);
     }
+  }
+
+  /**
+   * Records a call refused before it reached the hook because it names a tool outside the caller's
+   * effective tools (the MCP route): one audit line, the policy refusal counter and the call counter.
+   */
+  refuseTool(
+    principal: Principal,
+    hook: HookRuntime,
+    method: string,
+    tool: string,
+    answered: string,
+    requestId?: string,
+  ): void {
+    const policy = this.policyFor(principal, hook);
+    const detail = `tool "${tool}" is not among the tools of hook "${hook.name}" this token may use`;
+    this.audit(policy, method, { tool }, [{ rule: 'tool_not_granted', tool, detail }], answered, requestId);
+    this.countCall(hook, method, 'tool_not_granted');
   }
 
   /** The answer to anything that is not a hook call: null for a notification, undefined for a call. */
@@ -218,6 +274,7 @@ export class Gateway {
     method: string,
     original: Record<string, unknown>,
     requestId?: string,
+    observer?: CallObserver,
   ): Promise<Record<string, unknown>> {
     const hook = policy.hook;
     const mode = modeOf(method);
@@ -258,7 +315,7 @@ export class Gateway {
         live.callEnded(backend);
       }
     } catch (err) {
-      return this.failed(policy, method, err, requestId);
+      return this.failed(policy, method, err, requestId, observer);
     }
     let outcome: ReturnType<typeof applyPolicy>;
     try {
@@ -271,7 +328,13 @@ export class Gateway {
       };
     }
     if (!outcome.ok) {
-      return this.failed(policy, method, new BackendError('BACKEND_BAD_REPLY', outcome.why), requestId);
+      return this.failed(
+        policy,
+        method,
+        new BackendError('BACKEND_BAD_REPLY', outcome.why),
+        requestId,
+        observer,
+      );
     }
     if (outcome.violations.length > 0)
       this.audit(policy, method, original, outcome.violations, outcome.result, requestId);
@@ -308,6 +371,7 @@ export class Gateway {
     method: string,
     err: unknown,
     requestId?: string,
+    observer?: CallObserver,
   ): Record<string, unknown> {
     const hook = policy.hook;
     const code = err instanceof BackendError ? err.code : 'BACKEND_UNAVAILABLE';
@@ -326,11 +390,9 @@ export class Gateway {
     );
     this.deps.metrics.inc('hookgate_backend_failures_total', { tenant: hook.tenant, hook: hook.name, code });
     this.countCall(hook, method, 'failed');
-    return failureAnswer(
-      hook,
-      method,
-      code === 'BACKEND_TIMEOUT' ? 'timed out' : 'unavailable or invalid answer',
-    );
+    const said = code === 'BACKEND_TIMEOUT' ? 'timed out' : 'unavailable or invalid answer';
+    observer?.failed(said);
+    return failureAnswer(hook, method, said);
   }
 
   private deliverEvent(hook: HookRuntime, method: string, params: unknown): void {
@@ -377,11 +439,16 @@ export class Gateway {
     method: string,
     original: Record<string, unknown>,
     violations: Violation[],
-    answer: Record<string, unknown>,
+    answer: Record<string, unknown> | string,
     requestId?: string,
   ): void {
     const hook = policy.hook;
-    const answered = 'approved' in answer ? `approved:${answer.approved}` : String(answer.action);
+    const answered =
+      typeof answer === 'string'
+        ? answer
+        : 'approved' in answer
+          ? `approved:${answer.approved}`
+          : String(answer.action);
     for (const v of violations) {
       const event: AuditEvent = {
         decision_id: crypto.randomUUID(),
