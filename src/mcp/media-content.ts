@@ -23,8 +23,9 @@ export function mediaContent(ref: string, index: number): McpContent {
   return { type: 'resource_link', uri: ref, name: linkName(ref, index) };
 }
 
-/** The last path segment of a reference, or a numbered name when it has none. */
+/** The last path segment of a reference, or a numbered name when it has none (or is data). */
 function linkName(ref: string, index: number): string {
-  const last = ref.split(/[/?#]/).filter(Boolean).at(-1);
+  if (ref.startsWith('data:')) return `media-${index}`;
+  const last = ref.split(/[?#]/)[0].split('/').filter(Boolean).at(-1);
   return last && !last.endsWith(':') ? last : `media-${index}`;
 }
