@@ -44,6 +44,11 @@ beforeAll(async () => {
           backend: { type: 'module', module: 'test/helpers/recording-hook.ts' },
           tools: ['lookup', 'odd'],
         },
+        flaky: {
+          backend: { type: 'module', module: 'test/helpers/recording-hook.ts' },
+          tools: ['lookup'],
+          timeout_ms: 300,
+        },
         toolonly: {
           backend: { type: 'module', module: 'test/helpers/recording-hook.ts' },
           modes: ['tool'],
@@ -156,6 +161,27 @@ describe('tools/list', () => {
     const client = await mcpClient(gw, 'toolonly');
     expect((await client.listTools()).tools).toEqual([{ name: 'lookup', inputSchema: { type: 'object' } }]);
     expect(recorder().calls).toEqual([]);
+    await client.close();
+  });
+
+  it('shares one ask among concurrent lists, and asks again after a failed one (a failure is not kept)', async () => {
+    const answer = recorder().answer;
+    let fail = true;
+    recorder().answer = async (method, params, ctx) => {
+      if (method !== 'hook.before_llm') return answer(method, params, ctx);
+      if (fail) throw new Error('not today');
+      await new Promise((r) => setTimeout(r, 50));
+      return answer(method, params, ctx);
+    };
+    const client = await mcpClient(gw, 'flaky');
+    // Failed: listed without the injected definition.
+    expect((await client.listTools()).tools).toEqual([{ name: 'lookup', inputSchema: { type: 'object' } }]);
+    fail = false;
+    const lists = await Promise.all([client.listTools(), client.listTools(), client.listTools()]);
+    for (const l of lists)
+      expect(l.tools[0]).toMatchObject({ name: 'lookup', description: 'Look a word up' });
+    await client.listTools();
+    expect(recorder().calls.filter((c) => c.method === 'hook.before_llm')).toHaveLength(2);
     await client.close();
   });
 
