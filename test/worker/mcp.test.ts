@@ -46,7 +46,9 @@ describe('the MCP route in workerd', () => {
   it("narrows to the token's tools claim", async () => {
     const client = await connect(await token({ tools: ['something_else'] }));
     expect((await client.listTools()).tools).toEqual([]);
-    await expect(client.callTool({ name: 'get_weather', arguments: { city: 'Berlin' } })).rejects.toMatchObject({
+    await expect(
+      client.callTool({ name: 'get_weather', arguments: { city: 'Berlin' } }),
+    ).rejects.toMatchObject({
       code: -32602,
     });
     await client.close();
