@@ -175,6 +175,9 @@ describe('MCP route transport', () => {
         serverInfo: { name: 'hookgate' },
       },
     });
+    expect(await gw.metricsText()).toMatch(
+      /hookgate_mcp_requests_total\{tenant="acme",hook="rec",method="initialize"\} 1\n/,
+    );
   });
 
   it('is listed by the describe route', async () => {
