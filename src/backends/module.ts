@@ -1,5 +1,6 @@
 import { jsonClone } from '../core/json-clone.js';
 import { type HookCallContext, type HookObject, hookObjectMethod } from '../protocol/hook-object.js';
+import type { ToolDefinition } from '../protocol/tool-definition.js';
 import { BackendError, type BackendContext, type HookBackend } from './types.js';
 
 /**
@@ -21,6 +22,10 @@ export class ModuleBackend implements HookBackend {
 
   ready(): boolean {
     return !this.closed;
+  }
+
+  declaredTools(): readonly ToolDefinition[] | undefined {
+    return this.hook.tools;
   }
 
   call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {

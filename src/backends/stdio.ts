@@ -51,6 +51,7 @@ export class StdioBackend implements HookBackend {
   private peer?: JsonRpcPeer;
   private transport?: ChildTransport;
   private isReady = false;
+  private startCount = 0;
   private closed = false;
   private readonly backoff: Backoff;
   private restartTimer?: ReturnType<typeof setTimeout>;
@@ -71,6 +72,10 @@ export class StdioBackend implements HookBackend {
 
   ready(): boolean {
     return this.isReady;
+  }
+
+  starts(): number {
+    return this.startCount;
   }
 
   /** Bytes of calls held for the hook's stdin (queued, or taken by the stream but not the pipe). */
@@ -203,6 +208,7 @@ export class StdioBackend implements HookBackend {
         this.opts.helloTimeoutMs ?? 10_000,
       );
       this.isReady = !this.closed;
+      this.startCount++;
       this.log('info', { pid: child.pid }, 'hook process ready');
     } catch (err) {
       // The kill's 'exit' schedules the retry, as for a crash.

@@ -1,4 +1,5 @@
 import type { Mode } from '../protocol/methods.js';
+import type { ToolDefinition } from '../protocol/tool-definition.js';
 import { HookgateError } from '../lib/errors.js';
 
 /**
@@ -17,6 +18,14 @@ export interface HookBackend {
   /** True when calls can be served now (process up, module loaded). */
   ready(): boolean;
   close(): Promise<void>;
+  /**
+   * How many times the hook has started: a restarted process is a new hook that may answer
+   * differently, so what was learnt from it (the MCP route's tool definitions) is asked again.
+   * Absent where the gateway never restarts the hook.
+   */
+  starts?(): number;
+  /** Tool definitions the hook declares up front (an SDK hook in this process); absent where none. */
+  declaredTools?(): readonly ToolDefinition[] | undefined;
 }
 
 export type BackendErrorCode =

@@ -8,8 +8,10 @@ import type {
   ResolvedBackend,
   ResolvedKey,
   TenantRuntime,
+  ToolDescription,
 } from './runtime.js';
 import { type ConfigDocument, configSchema, type HookDocument, type KeyDocument } from './schema.js';
+import { compileToolDefinitions } from './tool-definitions.js';
 
 /** Turns a secret reference (`env:NAME`, `file:PATH` or a literal) into its value; throws on failure. */
 export type SecretResolver = (ref: string) => string;
@@ -60,6 +62,11 @@ export function compileConfig(
     for (const [hookName, hook] of Object.entries(tenant.hooks)) {
       const backend = compileBackend(hook, `${base}.hooks.${hookName}.backend`, resolve);
       const hookLimits = compileLimits(hook.limits, `${base}.hooks.${hookName}.limits`, issues);
+      const toolDefinitions = compileToolDefinitions(
+        hook,
+        `${base}.hooks.${hookName}.tool_definitions`,
+        issues,
+      );
       if (checkPath && hook.backend.type === 'stdio')
         checkSandboxPaths(
           hook.backend.sandbox,
@@ -70,7 +77,7 @@ export function compileConfig(
       if (!backend) continue;
       // Every hook object has the same shape (limits present, maybe undefined): the call path reads it.
       const limits = hookLimits || tenantLimits ? { hook: hookLimits, tenant: tenantLimits } : undefined;
-      hooks.set(hookName, compileHook(tenantName, hookName, hook, backend, limits));
+      hooks.set(hookName, compileHook(tenantName, hookName, hook, backend, limits, toolDefinitions));
     }
     tenants.set(tenantName, {
       name: tenantName,
@@ -237,6 +244,7 @@ function compileHook(
   hook: HookDocument,
   backend: ResolvedBackend,
   limits: CallLimits | undefined,
+  toolDefinitions: ReadonlyMap<string, ToolDescription>,
 ): HookRuntime {
   const modeList = orderModes(hook.modes);
   return {
@@ -245,6 +253,7 @@ function compileHook(
     modes: new Set(modeList),
     modeList,
     tools: new Set(hook.tools),
+    toolDefinitions,
     grants: {
       rewriteTools: new Set(hook.grants.rewrite_tools),
       rewriteResults: hook.grants.rewrite_results,

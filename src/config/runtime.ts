@@ -44,6 +44,13 @@ export interface CallLimits {
   tenant?: LimitSpec;
 }
 
+/** A tool as the MCP route describes it, from the hook's `tool_definitions`. */
+export interface ToolDescription {
+  description?: string;
+  /** JSON Schema of the arguments; always `type: "object"`. */
+  inputSchema: Record<string, unknown>;
+}
+
 export interface HookRuntime {
   tenant: string;
   name: string;
@@ -51,6 +58,8 @@ export interface HookRuntime {
   /** In PicoClaw's hello order. */
   modeList: readonly Mode[];
   tools: ReadonlySet<string>;
+  /** `tool_definitions`, keyed by tool name (each one of `tools`). */
+  toolDefinitions: ReadonlyMap<string, ToolDescription>;
   grants: HookGrants;
   onViolation: 'strip' | 'deny';
   onFailure: 'open' | 'closed';

@@ -126,11 +126,24 @@ export const limitsSchema = z
   })
   .strict();
 
+/**
+ * How the MCP route describes one of the hook's tools (first choice, before what the hook itself
+ * declares or injects). `input_schema` is the JSON Schema of the arguments: an object schema.
+ */
+const toolDefinition = z
+  .object({
+    description: z.string().optional(),
+    input_schema: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
 export const hookSchema = z
   .object({
     backend: backendSchema,
     modes: z.array(z.enum(MODES)).min(1).default(['llm', 'tool']),
     tools: z.array(z.string().min(1)).default([]),
+    /** Keyed by tool name; each name must be one of `tools`. */
+    tool_definitions: z.record(z.string().min(1), toolDefinition).default({}),
     grants: grants.default({
       rewrite_tools: [],
       rewrite_results: false,

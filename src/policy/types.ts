@@ -3,6 +3,8 @@ import type { HookRuntime } from '../config/runtime.js';
 /** The stable names of the rules the gateway enforces; audit lines and deny reasons carry them. */
 export type PolicyRule =
   | 'mode_not_granted'
+  /** A call for a tool outside the effective tools, refused before the hook saw it (MCP route). */
+  | 'tool_not_granted'
   | 'respond_tool_not_granted'
   | 'inject_tool_not_granted'
   | 'host_tool_definitions_changed'

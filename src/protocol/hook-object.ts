@@ -1,3 +1,5 @@
+import type { ToolDefinition } from './tool-definition.js';
+
 /**
  * The in-process form of a hook: a plain object with one optional async function per method.
  * A `module` backend loads one of these as a JS module's default export; the SDK's defineHook
@@ -16,6 +18,8 @@ type Fn = (params: any, ctx: HookCallContext) => unknown | Promise<unknown>;
 
 export interface HookObject {
   name?: string;
+  /** Definitions of the tools the hook answers (defineHook fills it): the MCP route lists them. */
+  tools?: readonly ToolDefinition[];
   beforeLlm?: Fn;
   afterLlm?: Fn;
   beforeTool?: Fn;
@@ -43,5 +47,8 @@ export function isHookObject(value: unknown): value is HookObject {
   if (typeof value !== 'object' || value === null) return false;
   const names = ['beforeLlm', 'afterLlm', 'beforeTool', 'afterTool', 'approveTool', 'onEvent'] as const;
   const v = value as Record<string, unknown>;
-  return names.every((n) => v[n] === undefined || typeof v[n] === 'function');
+  return (
+    names.every((n) => v[n] === undefined || typeof v[n] === 'function') &&
+    (v.tools === undefined || Array.isArray(v.tools))
+  );
 }

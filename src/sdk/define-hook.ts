@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type HookCallContext, type HookObject, hookObjectMethod } from '../protocol/hook-object.js';
 import { ErrorCode } from '../protocol/jsonrpc.js';
 import { type ApprovalResult, type InterceptorResult, Method } from '../protocol/methods.js';
+import type { ToolDefinition } from '../protocol/tool-definition.js';
 
 export type { HookCallContext, HookObject } from '../protocol/hook-object.js';
 
@@ -70,7 +71,7 @@ export function defineHook<const S extends readonly z.ZodObject[]>(
     throw new TypeError('defineHook: name must be a non-empty string');
   }
   const tools = new Map<string, HookTool>();
-  const definitions: object[] = [];
+  const definitions: ToolDefinition[] = [];
   for (const tool of (definition.tools ?? []) as readonly HookTool[]) {
     definitions.push(toolDefinition(tool, tools));
     tools.set(tool.name, tool);
@@ -80,6 +81,9 @@ export function defineHook<const S extends readonly z.ZodObject[]>(
 
   const hook: HookObject = {
     name: definition.name,
+    // Declared up front too, so a gateway hosting this hook in process (the MCP route) need not
+    // ask before_llm for them.
+    tools: Object.freeze(definitions),
     async beforeLlm(params, ctx) {
       const result = (await user.beforeLlm?.(params, ctx)) ?? CONTINUE();
       return inject ? injectTools(params, result, definitions) : result;
@@ -106,7 +110,7 @@ export function defineHook<const S extends readonly z.ZodObject[]>(
 }
 
 /** Validates one tool at definition time and renders its PicoClaw ToolDefinition. */
-function toolDefinition(tool: HookTool, seen: Map<string, HookTool>): object {
+function toolDefinition(tool: HookTool, seen: Map<string, HookTool>): ToolDefinition {
   if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name)) {
     throw new TypeError(`defineHook: tool name ${JSON.stringify(tool?.name)} must match ${TOOL_NAME}`);
   }
@@ -130,13 +134,13 @@ function toolDefinition(tool: HookTool, seen: Map<string, HookTool>): object {
  * Calls without a `tools` list (the /btw path, the graceful-terminal call) are left alone: the host
  * offers no tools there on purpose. Aborts and other non-continue actions pass through untouched.
  */
-function injectTools(params: any, result: any, definitions: object[]): unknown {
+function injectTools(params: any, result: any, definitions: readonly ToolDefinition[]): unknown {
   const action = result?.action ?? 'continue';
   if (action !== 'continue' && action !== 'modify') return result;
   const request = result.request ?? params;
   if (!request || !Array.isArray(request.tools)) return result;
   const present = new Set(request.tools.map((t: any) => t?.function?.name));
-  const added = definitions.filter((d: any) => !present.has(d.function.name));
+  const added = definitions.filter((d) => !present.has(d.function.name));
   if (added.length === 0) return result;
   return { ...result, action: 'modify', request: { ...request, tools: [...request.tools, ...added] } };
 }

@@ -12,6 +12,7 @@ import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
 import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
+import { mcpRoute } from './mcp-route.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { ReloadOutcome } from './reload.js';
@@ -228,6 +229,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return handler(c, next);
   });
 
+  const mcp = mcpRoute({ gateway, metrics, maxBodyBytes: server.maxBodyBytes });
+  app.post(`${base}/mcp`, access, (c) => mcp.post(c));
+  app.on(['GET', 'DELETE'], `${base}/mcp`, access, (c) => mcp.notAllowed(c));
+
   app.get(base, access, (c) => {
     const hook = c.get('hook');
     const policy = gateway.policyFor(c.get('principal'), hook);
@@ -261,6 +266,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
         ...(hook.limits?.tenant ? { tenant: limitDoc(hook.limits.tenant) } : {}),
       },
       backend: { type: hook.backend.type, ready: backend?.ready() ?? false },
+      mcp: `/v1/tenants/${hook.tenant}/hooks/${hook.name}/mcp`,
     });
   });
 

@@ -59,6 +59,13 @@ export interface AuditEvent {
 export interface CallOrigin extends HostTraits {
   dialect: string;
   requestId?: string;
+  /** Told when the call was answered by the hook's failure mode instead of by the hook (MCP says why). */
+  observer?: CallObserver;
+}
+
+/** Told when a call was answered by the hook's failure mode instead of by the hook. */
+export interface CallObserver {
+  failed(why: string): void;
 }
 
 /** The native routes speak PicoClaw's protocol, whose approve_tool is the host's only approval. */
@@ -186,6 +193,29 @@ export class Gateway {
   ): Promise<Record<string, unknown> | Refusal> {
     if (this.closing) return failureAnswer(hook, method, 'gateway is shutting down', origin.hostApproves);
     return this.admitted(principal, hook, method, params, origin);
+  }
+
+  /** True once shutdown began: new calls are refused (see respond's ShuttingDown). */
+  get draining(): boolean {
+    return this.closing;
+  }
+
+  /**
+   * Records a call refused before it reached the hook because it names a tool outside the caller's
+   * effective tools (the MCP route): one audit line, the policy refusal counter and the call counter.
+   */
+  refuseTool(
+    principal: Principal,
+    hook: HookRuntime,
+    method: string,
+    tool: string,
+    answered: string,
+    origin: CallOrigin,
+  ): void {
+    const policy = this.policyFor(principal, hook);
+    const detail = `tool "${tool}" is not among the tools of hook "${hook.name}" this token may use`;
+    this.audit(policy, method, { tool }, [{ rule: 'tool_not_granted', tool, detail }], answered, origin);
+    this.countCall(hook, method, 'tool_not_granted');
   }
 
   /** Hands a runtime event to the hook (observe mode only; dropped and counted otherwise). */
@@ -381,12 +411,9 @@ export class Gateway {
     );
     this.deps.metrics.inc('hookgate_backend_failures_total', { tenant: hook.tenant, hook: hook.name, code });
     this.countCall(hook, method, 'failed');
-    return failureAnswer(
-      hook,
-      method,
-      code === 'BACKEND_TIMEOUT' ? 'timed out' : 'unavailable or invalid answer',
-      origin.hostApproves,
-    );
+    const said = code === 'BACKEND_TIMEOUT' ? 'timed out' : 'unavailable or invalid answer';
+    origin.observer?.failed(said);
+    return failureAnswer(hook, method, said, origin.hostApproves);
   }
 
   private deliverEvent(hook: HookRuntime, method: string, params: unknown): void {
@@ -433,11 +460,16 @@ export class Gateway {
     method: string,
     original: Record<string, unknown>,
     violations: Violation[],
-    answer: Record<string, unknown>,
+    answer: Record<string, unknown> | string,
     origin: CallOrigin,
   ): void {
     const hook = policy.hook;
-    const answered = 'approved' in answer ? `approved:${answer.approved}` : String(answer.action);
+    const answered =
+      typeof answer === 'string'
+        ? answer
+        : 'approved' in answer
+          ? `approved:${answer.approved}`
+          : String(answer.action);
     for (const v of violations) {
       const event: AuditEvent = {
         decision_id: crypto.randomUUID(),

@@ -49,6 +49,7 @@ export class Metrics {
       'Lines of hook stderr dropped by the per-hook rate limit',
     );
     this.define('hookgate_config_reloads_total', 'counter', 'Config reloads, by outcome (ok, refused)');
+    this.define('hookgate_mcp_requests_total', 'counter', 'MCP messages received, by JSON-RPC method');
   }
 
   private define(name: string, type: Family['type'], help: string): void {

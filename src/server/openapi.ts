@@ -65,6 +65,10 @@ const HookDescription = z
       description:
         'Host protocols this hook answers: picoclaw on this route and /ws, claude-code on /claude-code',
     }),
+    mcp: z.string().openapi({
+      description: "Path of the hook's MCP endpoint (its tools as an MCP server)",
+      example: '/v1/tenants/demo/hooks/weather/mcp',
+    }),
   })
   .openapi('HookDescription');
 
@@ -114,6 +118,38 @@ const ClaudeCodeHookAnswer = z
       .optional(),
   })
   .openapi('ClaudeCodeHookAnswer', { description: '{} is no decision' });
+
+const McpMessage = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.number(), z.string()]).optional().openapi({ description: 'absent for notifications' }),
+    method: z.string().openapi({
+      example: 'tools/call',
+      description: 'initialize, ping, tools/list, tools/call, notifications/initialized, ...',
+    }),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('McpMessage');
+
+const mcpNotAllowed = (method: 'get' | 'delete', operationId: string) =>
+  createRoute({
+    operationId,
+    method,
+    path: '/v1/tenants/{tenant}/hooks/{hook}/mcp',
+    summary: `MCP Streamable HTTP ${method.toUpperCase()}: not served (a stateless server)`,
+    description:
+      'The server keeps no session and opens no server-to-client stream, so GET and DELETE answer 405 with Allow: POST, as the Streamable HTTP transport allows.',
+    security: [{ bearer: [] }],
+    request: { params: HookParams },
+    responses: {
+      405: {
+        description: 'Method not allowed (Allow: POST)',
+        headers: z.object({ allow: z.string().openapi({ example: 'POST' }) }),
+        content: { 'application/json': { schema: JsonRpcResponse } },
+      },
+      ...authErrors,
+    },
+  });
 
 const authErrors = {
   401: {
@@ -285,6 +321,65 @@ export const routes = {
       426: { description: 'Not a WebSocket upgrade' },
     },
   }),
+  mcp: createRoute({
+    operationId: 'mcpHook',
+    method: 'post',
+    path: '/v1/tenants/{tenant}/hooks/{hook}/mcp',
+    summary: "The hook's tools as an MCP server (Streamable HTTP, stateless, JSON answers)",
+    description:
+      'tools/list lists the hook\'s `tools`, narrowed by the token\'s `tools` claim, each described by the hook\'s `tool_definitions`, else by the SDK hook\'s declaration, else by what the hook injects in hook.before_llm (asked once per backend start), else as `{"type":"object"}`. ' +
+      'tools/call is sent to the hook as hook.before_tool through the same call path as the hook-protocol route (mode gate, minimisation, deadline, policy, audit, metrics, limits): `respond` is the result, `deny_tool` and anything else an error result (isError). ' +
+      'A tool outside the list is refused (JSON-RPC error -32602) before the hook sees it. ' +
+      'The client must accept both application/json and text/event-stream (406 otherwise) and send Content-Type: application/json (415 otherwise), as the transport requires.',
+    security: [{ bearer: [] }],
+    request: {
+      params: HookParams,
+      body: {
+        required: true,
+        content: { 'application/json': { schema: z.union([McpMessage, z.array(McpMessage)]) } },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The JSON-RPC response (or an array of them for a batch)',
+        content: {
+          'application/json': { schema: z.union([JsonRpcResponse, z.array(JsonRpcResponse)]) },
+        },
+      },
+      202: { description: 'Only notifications or responses were sent' },
+      400: {
+        description: 'Not JSON, or not a JSON-RPC message (a JSON-RPC error, id null)',
+        content: { 'application/json': { schema: JsonRpcResponse } },
+      },
+      ...authErrors,
+      406: {
+        description: 'Accept does not list both application/json and text/event-stream',
+        content: { 'application/json': { schema: JsonRpcResponse } },
+      },
+      413: {
+        description: 'Message over server.max_body_bytes',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      415: {
+        description: 'Content-Type is not application/json',
+        content: { 'application/json': { schema: JsonRpcResponse } },
+      },
+      429: {
+        description:
+          'A single call whose hook call a tenant or hook limit refused (tools/call, or tools/list when it has to ask the hook); Retry-After says when to try again. In a batch the refused call is answered in place instead.',
+        headers: z.object({
+          'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }),
+        }),
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      503: {
+        description: 'The gateway is shutting down',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+    },
+  }),
+  mcpGet: mcpNotAllowed('get', 'mcpHookGet'),
+  mcpDelete: mcpNotAllowed('delete', 'mcpHookDelete'),
   healthz: createRoute({
     operationId: 'healthz',
     security: [],

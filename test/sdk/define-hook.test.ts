@@ -157,6 +157,15 @@ describe('defineHook: before_llm tool injection', () => {
   });
 });
 
+describe('defineHook: declared tools', () => {
+  it('exposes the definitions it injects as `tools`, injected or not (a gateway lists them over MCP)', () => {
+    expect(defineHook({ name: 'w', tools: [weatherTool] }).tools).toEqual([WEATHER_TOOL]);
+    expect(defineHook({ name: 'w', tools: [weatherTool], injectTools: false }).tools).toEqual([WEATHER_TOOL]);
+    expect(defineHook({ name: 'w' }).tools).toEqual([]);
+    expect(Object.isFrozen(defineHook({ name: 'w', tools: [weatherTool] }).tools)).toBe(true);
+  });
+});
+
 describe('defineHook: before_tool respond', () => {
   const call = (tool: string, args: unknown) => ({ meta: META, context: CONTEXT, tool, arguments: args });
 

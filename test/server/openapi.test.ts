@@ -22,7 +22,13 @@ describe('openapi/openapi.json', () => {
       '/readyz',
       '/v1/tenants/{tenant}/hooks/{hook}',
       '/v1/tenants/{tenant}/hooks/{hook}/claude-code',
+      '/v1/tenants/{tenant}/hooks/{hook}/mcp',
       '/v1/tenants/{tenant}/hooks/{hook}/ws',
+    ]);
+    expect(Object.keys(doc.paths['/v1/tenants/{tenant}/hooks/{hook}/mcp']).sort()).toEqual([
+      'delete',
+      'get',
+      'post',
     ]);
     expect(doc.paths['/v1/tenants/{tenant}/hooks/{hook}'].post.responses).toHaveProperty('401');
   });

@@ -1,0 +1,156 @@
+import type { Context } from 'hono';
+import type { Principal } from '../auth/principal.js';
+import type { HookRuntime } from '../config/runtime.js';
+import { Refusal } from '../limits/types.js';
+import { InjectedToolsCache } from '../mcp/injected-tools.js';
+import type { HookCallOutcome, McpHookPort } from '../mcp/port.js';
+import { serveMcp } from '../mcp/server.js';
+import { Method } from '../protocol/methods.js';
+import type { AuthVariables } from './auth.js';
+import { readBodyLimited } from './body.js';
+import { httpError, rateLimited } from './errors.js';
+import type { CallObserver, Gateway } from './gateway.js';
+import type { Metrics } from './metrics.js';
+
+type McpContext = Context<{ Variables: AuthVariables }>;
+
+export interface McpRouteDeps {
+  gateway: Gateway;
+  metrics: Metrics;
+  maxBodyBytes: number;
+}
+
+/** JSON-RPC methods counted by name in hookgate_mcp_requests_total; anything else is `other`. */
+/** The audit lines' `dialect` for calls that came in as MCP tool calls. */
+const MCP = 'mcp';
+
+const COUNTED = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
+
+/**
+ * POST /v1/tenants/{tenant}/hooks/{hook}/mcp: the hook's tools as an MCP server (src/mcp), after
+ * the same authentication as every route (the caller mounts requireHookAccess first). This file
+ * only adapts: it gives the MCP code a port onto the gateway's call path for this caller, and
+ * answers a single call a limit refused with 429 and Retry-After, as the hook-protocol route does.
+ */
+export function mcpRoute(deps: McpRouteDeps) {
+  const { gateway, metrics, maxBodyBytes } = deps;
+  const injected = new InjectedToolsCache();
+
+  return {
+    async post(c: McpContext): Promise<Response> {
+      if (gateway.draining) throw httpError(503, 'unavailable', 'gateway is shutting down');
+      const text = await readBodyLimited(c, maxBodyBytes);
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return c.json(
+          { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: invalid JSON' } },
+          400,
+        );
+      }
+      const hook = c.get('hook');
+      countRequests(metrics, hook, body);
+      let refusal: Refusal | undefined;
+      const port = hookPort(gateway, c.get('principal'), hook, c.get('requestId'), (r) => {
+        refusal ??= r;
+      });
+      const answer = await serveMcp(c.req.raw, body, port, injected, c.get('requestId'));
+      if ('limited' in answer)
+        throw rateLimited(refusal ?? new Refusal('hook_rate', answer.limited.retryAfterMs));
+      return answer.response;
+    },
+
+    /** Stateless: no SSE stream to open (GET) and no session to end (DELETE). */
+    notAllowed(c: McpContext): Response {
+      return c.json(
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' },
+        },
+        405,
+        { allow: 'POST' },
+      );
+    },
+  };
+}
+
+function hookPort(
+  gateway: Gateway,
+  principal: Principal,
+  hook: HookRuntime,
+  requestId: string,
+  onRefusal: (r: Refusal) => void,
+): McpHookPort {
+  const backend = gateway.backendOf(hook);
+  // Tool discovery is about the hook, not the caller: asked under the hook's own tools, and kept.
+  const asHook: Principal = { ...principal, tools: undefined };
+  return {
+    hook: hook.name,
+    tools: gateway.policyFor(principal, hook).tools,
+    configured: hook.toolDefinitions,
+    declared: () => backend?.declaredTools?.(),
+    injected:
+      backend && hook.modes.has('llm')
+        ? {
+            key: backend,
+            starts: backend.starts?.() ?? 0,
+            tools: hook.tools,
+            ask: (params) =>
+              viaGateway(
+                (observer) =>
+                  gateway.invoke(asHook, hook, Method.BeforeLlm, params, {
+                    dialect: MCP,
+                    requestId,
+                    observer,
+                  }),
+                onRefusal,
+              ),
+          }
+        : undefined,
+    beforeTool: (params) =>
+      viaGateway(
+        (observer) =>
+          gateway.invoke(principal, hook, Method.BeforeTool, params, { dialect: MCP, requestId, observer }),
+        onRefusal,
+      ),
+    refused: (tool) =>
+      gateway.refuseTool(principal, hook, Method.BeforeTool, tool, 'error:unknown_tool', {
+        dialect: MCP,
+        requestId,
+      }),
+  };
+}
+
+async function viaGateway(
+  run: (observer: CallObserver) => Promise<Record<string, unknown> | Refusal>,
+  onRefusal: (r: Refusal) => void,
+): Promise<HookCallOutcome> {
+  let failure: string | undefined;
+  const result = await run({
+    failed(why) {
+      failure = why;
+    },
+  });
+  if (result instanceof Refusal) {
+    onRefusal(result);
+    return { limited: { limit: result.limit, retryAfterMs: result.retryAfterMs } };
+  }
+  return failure === undefined ? { answer: result } : { answer: result, failure };
+}
+
+function countRequests(metrics: Metrics, hook: HookRuntime, body: unknown): void {
+  for (const msg of Array.isArray(body) ? body : [body]) {
+    const method = (msg as { method?: unknown } | null)?.method;
+    const name =
+      typeof method !== 'string'
+        ? 'response'
+        : COUNTED.has(method)
+          ? method
+          : method.startsWith('notifications/')
+            ? 'notification'
+            : 'other';
+    metrics.inc('hookgate_mcp_requests_total', { tenant: hook.tenant, hook: hook.name, method: name });
+  }
+}
