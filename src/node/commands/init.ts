@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DEFAULT_CONFIG_FILE } from './config-file.js';
+import { HookgateError } from '../../lib/errors.js';
 import { defineCommand } from './command.js';
 import { newSecret } from './keygen.js';
 
@@ -67,7 +68,10 @@ Writes ${DEFAULT_CONFIG_FILE}, ${SECRET_FILE} (an HS256 secret, mode 600) and ${
     // All or nothing: a half-written setup would be worse than none.
     const existing = files.map(([name]) => join(dir, name)).filter((p) => existsSync(p));
     if (existing.length > 0) {
-      throw new Error(`not overwriting ${existing.map((p) => relative(io.cwd, p) || p).join(', ')}`);
+      throw new HookgateError(
+        'FILE_EXISTS',
+        `not overwriting ${existing.map((p) => relative(io.cwd, p) || p).join(', ')}`,
+      );
     }
     for (const [name, text, mode] of files) {
       const path = join(dir, name);

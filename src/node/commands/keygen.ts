@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
+import { HookgateError } from '../../lib/errors.js';
 import { defineCommand, usageError } from './command.js';
 
 /** 32 random bytes: the least config validation accepts for an HS256 secret is 32 bytes of text. */
@@ -41,7 +42,8 @@ Also good for server.admin_token: export HOOKGATE_ADMIN_TOKEN=$(hookgate keygen)
     const privatePath = `${base}.pem`;
     const publicPath = `${base}.pub.pem`;
     for (const p of [privatePath, publicPath]) {
-      if (existsSync(p)) throw new Error(`${p} exists; not overwriting it (choose another --out)`);
+      if (existsSync(p))
+        throw new HookgateError('FILE_EXISTS', `${p} exists; not overwriting it (choose another --out)`);
     }
     const { privateKey, publicKey } = generateKeyPairSync('ed25519', {
       privateKeyEncoding: { type: 'pkcs8', format: 'pem' },

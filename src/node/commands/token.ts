@@ -1,6 +1,7 @@
 import { loadConfigFile } from '../config-loader.js';
 import { parseTtl, signDevToken } from '../token.js';
 import { CONFIG_HELP, requireConfigFile } from './config-file.js';
+import { HookgateError } from '../../lib/errors.js';
 import { defineCommand, usageError } from './command.js';
 
 const list = (s: string | undefined) =>
@@ -39,7 +40,8 @@ ${CONFIG_HELP}
     }
     const { config } = loadConfigFile(requireConfigFile(values.config, io.env, io.cwd), io.env);
     const tenant = config.tenants.get(values.tenant);
-    if (!tenant) throw new Error(`no tenant ${JSON.stringify(values.tenant)} in the config`);
+    if (!tenant)
+      throw new HookgateError('UNKNOWN_TENANT', `no tenant ${JSON.stringify(values.tenant)} in the config`);
     const jwt = await signDevToken(tenant, {
       hooks: list(values.hooks) ?? [],
       tools: list(values.tools),
