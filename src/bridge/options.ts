@@ -1,4 +1,5 @@
 import { HookgateError } from '../lib/errors.js';
+import { type FlagSpecs, type FlagValues, parseFlags } from '../node/parse-args.js';
 
 /**
  * `hookgate bridge` flags. The token comes only from the environment: argv is visible to every
@@ -40,16 +41,25 @@ export const USAGE = `usage: hookgate bridge --url wss://HOST/v1/tenants/TENANT/
   --max-message-bytes N           largest call sent upstream (default 8388608)
   --log-level debug|info|warn|error (default info; logs go to stderr only)`;
 
-const VALUE_FLAGS = new Set([
-  'url',
-  'on-failure',
-  'timeout-ms',
-  'approval-timeout-ms',
-  'transport',
-  'allow-respond',
-  'max-message-bytes',
-  'log-level',
-]);
+/** The flags, for the one parser every hookgate command uses. */
+export const BRIDGE_FLAGS = {
+  url: { type: 'string' },
+  'on-failure': { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  'approval-timeout-ms': { type: 'string' },
+  transport: { type: 'string' },
+  'allow-respond': { type: 'string' },
+  'max-message-bytes': { type: 'string' },
+  'log-level': { type: 'string' },
+} as const satisfies FlagSpecs;
+
+/** Refused before anything echoes them: their value is a secret. */
+export const BRIDGE_REFUSED_FLAGS: Readonly<Record<string, string>> = Object.fromEntries(
+  ['token', 'jwt'].map((name) => [
+    name,
+    `--${name} is not accepted: argv is visible to other users; set the token in ${TOKEN_ENV}`,
+  ]),
+);
 
 /** Words that mark a token smuggled into the URL; the gateway never reads it there anyway. */
 const TOKEN_PARAMS = ['token', 'access_token', 'jwt', 'bearer', 'auth', 'authorization'];
@@ -112,29 +122,19 @@ export function endpointsFromUrl(raw: string): { wsUrl: string; httpUrl: string 
 
 /** Parses `hookgate bridge` arguments (without the `bridge` word). Throws BridgeUsageError. */
 export function parseBridgeArgs(argv: string[], env: Record<string, string | undefined>): BridgeOptions {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) fail(`unexpected argument "${arg}"\n${USAGE}`);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    // Checked before anything echoes the argument: its value is a secret.
-    if (name === 'token' || name === 'jwt') {
-      fail(`--${name} is not accepted: argv is visible to other users; set the token in ${TOKEN_ENV}`);
-    }
-    if (!VALUE_FLAGS.has(name)) fail(`unknown flag --${name}\n${USAGE}`);
-    if (values.has(name)) fail(`--${name} given twice`);
-    let value: string | undefined;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else {
-      value = argv[i + 1];
-      if (value === undefined || value.startsWith('--')) fail(`--${name} needs a value`);
-      i++;
-    }
-    values.set(name, value);
-  }
+  const { values } = parseFlags(argv, BRIDGE_FLAGS, { refuse: BRIDGE_REFUSED_FLAGS, fail });
+  return bridgeOptionsFromFlags(values, env);
+}
 
-  const rawUrl = values.get('url') ?? fail(`--url is required\n${USAGE}`);
+/** The options from already parsed flags (as `hookgate bridge` has them). Throws BridgeUsageError. */
+export function bridgeOptionsFromFlags(
+  flags: FlagValues<typeof BRIDGE_FLAGS>,
+  env: Record<string, string | undefined>,
+): BridgeOptions {
+  const values = new Map(
+    Object.entries(flags).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  const rawUrl = values.get('url') ?? fail('--url is required');
   // A pasted `Bearer <jwt>` header value is accepted as the token it contains.
   const token = (env[TOKEN_ENV] ?? '').trim().replace(/^bearer\s+/i, '');
   if (token.length === 0)

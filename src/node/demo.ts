@@ -2,6 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 
 /**
+ * Run from the sources (a clone, under tsx) the demo loads examples/weather-hook.ts; run from the
+ * package it loads the compiled dist/examples/weather-hook.js, which sits at the same place
+ * relative to this file: plain Node cannot import TypeScript from node_modules.
+ */
+const DEMO_HOOK_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
+/**
  * The embedded default config of `npm start`: tenant `demo` with one hook, `weather`, an SDK hook
  * that injects and answers a `get_weather` plugin tool. The HS256 secret is fresh per start unless
  * HOOKGATE_DEMO_SECRET is set, so a printed dev token is only good for this process.
@@ -17,7 +24,7 @@ export function demoConfig(
           auth: { audience: 'hookgate', keys: [{ kid: 'demo-1', alg: 'HS256', secret }] },
           hooks: {
             weather: {
-              backend: { type: 'module', module: 'examples/weather-hook.ts' },
+              backend: { type: 'module', module: `examples/weather-hook${DEMO_HOOK_EXTENSION}` },
               modes: ['llm', 'tool'],
               tools: ['get_weather'],
               on_failure: 'open',
@@ -27,7 +34,7 @@ export function demoConfig(
         },
       },
     },
-    /** The repository root: where `examples/` lives. */
+    /** The repository root (or `dist/` in the package): where `examples/` lives. */
     baseDir: fileURLToPath(new URL('../..', import.meta.url)),
   };
 }

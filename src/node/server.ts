@@ -6,6 +6,7 @@ import { StdioBackend } from '../backends/stdio.js';
 import type { HookBackend } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { CloseCode } from '../lib/close-codes.js';
+import { HookgateError } from '../lib/errors.js';
 import { createApp } from '../server/app.js';
 import { WS_PROTOCOL } from '../server/auth.js';
 import { assembleGateway } from '../server/assemble.js';
@@ -144,11 +145,23 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
   });
   const host = opts.host ?? config.server.host;
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? config.server.port }, () =>
-      resolve(s),
-    );
-  });
+  const listenPort = opts.port ?? config.server.port;
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: host, port: listenPort }, () => {
+        s.off('error', reject);
+        resolve(s);
+      });
+      s.once('error', reject);
+    });
+  } catch (err) {
+    // The backends are already running (stdio hooks are child processes): stop them, then say why.
+    keepalive.stop();
+    await Promise.all(live.allBackends().map((b) => b.close()));
+    await limiter.close?.();
+    throw listenError(err, host, listenPort);
+  }
   attachWebSocket(server as import('node:http').Server, wss, app.fetch, (err) =>
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'websocket handler failed'),
   );
@@ -179,6 +192,36 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     })());
 
   return { url, port, gateway, metrics, backends, live, sessions, reload, close };
+}
+
+/** A listen failure as one line a person can act on; the cause is kept for --debug. */
+function listenError(err: unknown, host: string, port: number): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE') {
+    return new HookgateError(
+      'PORT_IN_USE',
+      `${where} is already in use (another hookgate?); choose another --port or PORT`,
+      { cause: err },
+    );
+  }
+  if (code === 'EACCES') {
+    return new HookgateError(
+      'LISTEN_DENIED',
+      `not allowed to listen on ${where} (ports below 1024 need privileges)`,
+      { cause: err },
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new HookgateError('LISTEN_FAILED', `cannot listen on ${where}: no such local address`, {
+      cause: err,
+    });
+  }
+  return new HookgateError(
+    'LISTEN_FAILED',
+    `cannot listen on ${where}: ${err instanceof Error ? err.message : String(err)}`,
+    { cause: err },
+  );
 }
 
 /**

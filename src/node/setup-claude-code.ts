@@ -1,8 +1,4 @@
-import { parseArgs } from 'node:util';
 import type { HookRuntime } from '../config/runtime.js';
-import { loadConfigFile } from './config-loader.js';
-
-const USAGE = 'usage: hookgate setup claude-code --config FILE --tenant T --hook H [--url BASE]';
 
 /** The environment variable Claude Code expands into the Authorization header. */
 export const TOKEN_ENV = 'HOOKGATE_TOKEN';
@@ -57,40 +53,4 @@ export function claudeCodeSettings(hook: HookRuntime, baseUrl: string): { hooks:
     hooks[event] = [{ hooks: [handler] }];
   }
   return { hooks };
-}
-
-/** `hookgate setup claude-code …` (argv after `claude-code`): prints the settings JSON. */
-export async function setupClaudeCodeCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: 'string' },
-      tenant: { type: 'string' },
-      hook: { type: 'string' },
-      url: { type: 'string' },
-    },
-  });
-  if (!values.config || !values.tenant || !values.hook) {
-    process.stderr.write(`setup claude-code needs --config, --tenant and --hook\n${USAGE}\n`);
-    return 2;
-  }
-  const { config } = loadConfigFile(values.config);
-  const tenant = config.tenants.get(values.tenant);
-  if (!tenant) throw new Error(`no tenant ${JSON.stringify(values.tenant)} in the config`);
-  const hook = tenant.hooks.get(values.hook);
-  if (!hook)
-    throw new Error(`tenant ${JSON.stringify(values.tenant)} has no hook ${JSON.stringify(values.hook)}`);
-  let base = values.url;
-  if (base === undefined) {
-    const { host, port } = config.server;
-    base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  } else if (!/^https?:\/\/[^/]/.test(base)) {
-    throw new Error(`--url must be an http(s) URL, got ${JSON.stringify(base)}`);
-  }
-  process.stdout.write(`${JSON.stringify(claudeCodeSettings(hook, base), null, 2)}\n`);
-  process.stderr.write(
-    `put this "hooks" block in .claude/settings.json and export ${TOKEN_ENV} ` +
-      `(hookgate token --config ${values.config} --tenant ${values.tenant} --hooks ${values.hook})\n`,
-  );
-  return 0;
 }

@@ -18,3 +18,5 @@ export {
 } from './define-hook.js';
 export { type FetchHandler, type FetchHandlerOptions, toFetchHandler } from './fetch-handler.js';
 export type { ApprovalResult, InterceptorResult } from '../protocol/methods.js';
+/** The zod hookgate's tool schemas are read with: `import { defineHook, z } from 'hookgate/sdk'`. */
+export { z } from 'zod';

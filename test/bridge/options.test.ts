@@ -86,7 +86,7 @@ describe('parseBridgeArgs', () => {
       [['--url', URL_WS, '--approval-timeout-ms', '99999999999'], /--approval-timeout-ms/],
       [['--url', URL_WS, '--timeout-ms'], /--timeout-ms needs a value/],
       [['--url', '--timeout-ms', '5'], /--url needs a value/],
-      [['--url', URL_WS, '--verbose'], /unknown flag --verbose/],
+      [['--url', URL_WS, '--verbose'], /unknown option --verbose/],
       [['--url', URL_WS, 'extra'], /unexpected argument "extra"/],
       [['--url', URL_WS, '--url', URL_WS], /--url given twice/],
       [['--url', 'not a url'], /--url is not a valid URL/],

@@ -1,18 +1,20 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseBridgeArgs } from '../../src/bridge/options.js';
 import { REPO, SECRET } from '../helpers/gateway.js';
 
 const BIN = join(REPO, 'bin', 'hookgate.js');
 const run = promisify(execFile);
 
-async function cli(args: string[], env: Record<string, string> = {}) {
+async function cli(args: string[], env: Record<string, string> = {}, cwd = REPO) {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      cwd: REPO,
+      cwd,
       env: { ...process.env, ...env },
     });
     return { code: 0, stdout, stderr };
@@ -87,19 +89,140 @@ describe('hookgate CLI', () => {
     expect(claims.exp - claims.iat).toBe(900);
   });
 
-  it('refuses an unknown command with usage and exit code 2', async () => {
+  it('refuses an unknown command in one line with exit code 2', async () => {
     const out = await cli(['frobnicate']);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain('usage:');
+    expect(out.stderr).toBe('hookgate: unknown command "frobnicate" (hookgate --help lists them)\n');
+  });
+
+  it('serve --help exits 0 with its usage', async () => {
+    const out = await cli(['serve', '--help']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^usage: hookgate serve/);
+  });
+});
+
+/** Starts `hookgate serve` and resolves with its URL (from the "hookgate listening" log line). */
+async function serveProcess(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    cwd: opts.cwd ?? REPO,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b) => {
+    out += b;
+  });
+  child.stderr.on('data', (b) => {
+    err += b;
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  const url = await Promise.race([
+    expect
+      .poll(() => /"url":"([^"]+)","msg":"hookgate listening"/.exec(out)?.[1], { timeout: 20_000 })
+      .toBeDefined()
+      .then(() => /"url":"([^"]+)"/.exec(out)![1]),
+    exited.then((code) => {
+      throw new Error(`serve exited ${code}: ${err}`);
+    }),
+  ]);
+  return { child, url, exited, output: () => out + err };
+}
+
+async function callWeather(url: string, tenant: string, token: string) {
+  const res = await fetch(`${url}/v1/tenants/${tenant}/hooks/weather`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'hook.before_tool',
+      params: { tool: 'get_weather', arguments: { city: 'Berlin' } },
+    }),
+  });
+  return res.json();
+}
+
+const children: ReturnType<typeof spawn>[] = [];
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+describe('hookgate serve', () => {
+  it('says in one line, without a stack, that the port is in use, and stops its hooks', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      // A stdio hook is already running when listen fails: the process must still exit.
+      const out = await cli(['serve', '--config', 'examples/hookgate.yaml', '--port', String(port)], {
+        ACME_HOOK_SECRET: SECRET,
+        HOOKGATE_ADMIN_TOKEN: `${SECRET}-admin`,
+        LOG_LEVEL: 'silent',
+      });
+      expect(out.code).toBe(1);
+      expect(out.stderr).toBe(
+        `hookgate serve: error: 127.0.0.1:${port} is already in use (another hookgate?); choose another --port or PORT\n`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('runs what `hookgate init` wrote, found as ./hookgate.yaml, on PORT and HOST from the environment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-init-'));
+    expect((await cli(['init', '--dir', dir])).code).toBe(0);
+    const served = await serveProcess([], {
+      cwd: dir,
+      env: { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    });
+    const token = await cli(['token', '--tenant', 'local', '--hooks', 'weather'], {}, dir);
+    expect(token.code).toBe(0);
+    expect(await callWeather(served.url, 'local', token.stdout.trim())).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        action: 'respond',
+        result: { for_llm: 'Berlin: 18 C, light rain', silent: false, is_error: false },
+      },
+    });
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+  });
+
+  it('runs examples/hookgate.yaml as printed (check-config, serve, token, a call to its stdio hook)', async () => {
+    const env = { ACME_HOOK_SECRET: SECRET, HOOKGATE_ADMIN_TOKEN: `${SECRET}-admin` };
+    const config = join(REPO, 'examples', 'hookgate.yaml');
+    expect(await cli(['check-config', '--config', config], env)).toMatchObject({
+      code: 0,
+      stdout: 'config ok: 1 tenant(s), 1 hook(s)\n',
+    });
+    const served = await serveProcess(['--port', '0'], { env: { ...env, HOOKGATE_CONFIG: config } });
+    const token = await cli(['token', '--config', config, '--tenant', 'acme', '--hooks', 'weather'], env);
+    expect(await callWeather(served.url, 'acme', token.stdout.trim())).toMatchObject({
+      id: 7,
+      result: { action: 'respond', result: { for_llm: expect.stringContaining('Berlin') } },
+    });
+    const ready = await fetch(`${served.url}/readyz`);
+    expect(ready.status).toBe(200);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+  });
+
+  it("examples/picoclaw-hooks.json runs the bridge with flags it accepts, for the example's hook", () => {
+    const snippet = JSON.parse(readFileSync(join(REPO, 'examples', 'picoclaw-hooks.json'), 'utf8'));
+    const entry = snippet.hooks.processes.weather;
+    expect(entry.command.slice(0, 2)).toEqual(['hookgate', 'bridge']);
+    const options = parseBridgeArgs(entry.command.slice(2), { HOOKGATE_TOKEN: 'a.b.c' });
+    expect(options.wsUrl).toMatch(/\/v1\/tenants\/acme\/hooks\/weather\/ws$/);
+    expect(Object.keys(entry.env)).toEqual(['HOOKGATE_TOKEN']);
+    expect(entry.intercept).toEqual(['before_llm', 'before_tool']);
   });
 });
 
 describe('npm start (serve --demo)', () => {
-  const children: ReturnType<typeof spawn>[] = [];
-  afterAll(() => {
-    for (const c of children) c.kill('SIGTERM');
-  });
-
   it('prints a dev token and a curl call that works as printed', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--port', '0'], {
       cwd: REPO,

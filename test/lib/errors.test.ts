@@ -10,6 +10,7 @@ import { ConfigError } from '../../src/config/errors.js';
 import { PeerError } from '../../src/core/peer.js';
 import { WebhookSecretError } from '../../src/core/webhook-signature.js';
 import { HookgateError } from '../../src/lib/errors.js';
+import { UsageError } from '../../src/node/commands/command.js';
 import { RedisReplyError } from '../../src/node/redis-client.js';
 import { BadAnswer } from '../../src/policy/enforce-tool.js';
 
@@ -35,6 +36,7 @@ describe('HookgateError', () => {
       [new QueueDeadlineError('x'), 'QUEUE_DEADLINE', 'QueueDeadlineError'],
       [new RedisReplyError('ERR x'), 'REDIS_ERROR_REPLY', 'RedisReplyError'],
       [new BadAnswer('x'), 'BAD_ANSWER', 'BadAnswer'],
+      [new UsageError('x'), 'USAGE', 'UsageError'],
     ];
     for (const [err, code, name] of cases) {
       expect(err).toBeInstanceOf(HookgateError);

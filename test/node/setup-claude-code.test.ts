@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { setupClaudeCodeCommand } from '../../src/node/setup-claude-code.js';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/node/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-'));
 const config = join(dir, 'hookgate.yaml');
@@ -31,18 +32,20 @@ writeFileSync(
 );
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** `hookgate setup claude-code …` in this process, with its own streams. */
 async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => out.push(String(s)) > 0);
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => err.push(String(s)) > 0);
-  try {
-    const code = await setupClaudeCodeCommand(args);
-    return { code, out: out.join(''), err: err.join('') };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (b) => {
+    out += b;
+  });
+  stderr.on('data', (b) => {
+    err += b;
+  });
+  const code = await main(['setup', 'claude-code', ...args], { stdout, stderr, env: process.env, cwd: dir });
+  return { code, out, err };
 }
 
 describe('hookgate setup claude-code', () => {
@@ -93,14 +96,24 @@ describe('hookgate setup claude-code', () => {
     expect(Object.keys(settings.hooks)).not.toContain('PreToolUse');
   });
 
-  it('refuses missing flags (exit 2), an unknown tenant or hook, and a URL that is not http(s)', async () => {
+  it('refuses missing flags and a URL that is not http(s) (exit 2), an unknown tenant or hook (exit 1), in one line', async () => {
     expect((await run(['--config', config, '--tenant', 'acme'])).code).toBe(2);
-    await expect(run(['--config', config, '--tenant', 'nope', '--hook', 'guard'])).rejects.toThrow(
-      /no tenant/,
-    );
-    await expect(run(['--config', config, '--tenant', 'acme', '--hook', 'nope'])).rejects.toThrow(/no hook/);
-    await expect(
-      run(['--config', config, '--tenant', 'acme', '--hook', 'guard', '--url', 'gw.example']),
-    ).rejects.toThrow(/http/);
+    const url = await run(['--config', config, '--tenant', 'acme', '--hook', 'guard', '--url', 'gw.example']);
+    expect(url.code).toBe(2);
+    expect(url.err).toMatch(/http/);
+    const tenant = await run(['--config', config, '--tenant', 'nope', '--hook', 'guard']);
+    expect(tenant.code).toBe(1);
+    expect(tenant.err.trimEnd().split('\n')).toHaveLength(1);
+    expect(tenant.err).toMatch(/no tenant/);
+    const hook = await run(['--config', config, '--tenant', 'acme', '--hook', 'nope']);
+    expect(hook.code).toBe(1);
+    expect(hook.err).toMatch(/no hook/);
+    const host = await main(['setup', 'openclaw', '--config', config], {
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      env: {},
+      cwd: dir,
+    });
+    expect(host).toBe(2);
   });
 });

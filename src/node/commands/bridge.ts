@@ -1,0 +1,17 @@
+import { BRIDGE_FLAGS, BRIDGE_REFUSED_FLAGS, bridgeOptionsFromFlags, USAGE } from '../../bridge/options.js';
+import { defineCommand } from './command.js';
+
+export const bridge = defineCommand({
+  name: 'bridge',
+  summary: "PicoClaw's stdio hook, forwarding to a remote gateway (token in HOOKGATE_TOKEN)",
+  help: USAGE,
+  flags: BRIDGE_FLAGS,
+  refuse: BRIDGE_REFUSED_FLAGS,
+  async run({ values }, io) {
+    const options = bridgeOptionsFromFlags(values, io.env);
+    // Loaded only here: `serve` and the other commands never need the bridge's transports.
+    const { runBridge } = await import('../../bridge/index.js');
+    const handle = await runBridge(options);
+    return handle.done;
+  },
+});
