@@ -18,7 +18,8 @@ export const PICOCLAW_VERSION = /^PICOCLAW_VERSION="([^"]+)"/m.exec(
 )![1];
 
 const hostsDir =
-  process.env.HOOKGATE_HOSTS_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'hookgate-hosts');
+  process.env.HOOKGATE_HOSTS_DIR ??
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'hookgate-hosts');
 export const PICOCLAW_BIN = join(hostsDir, `picoclaw-${PICOCLAW_VERSION}`, 'picoclaw');
 
 /** Why the suite cannot run, or undefined. Under CI a missing host fails the suite instead. */
@@ -117,8 +118,16 @@ function completion(message: Json): Json {
   };
 }
 
-/** One process hook entry in PicoClaw's `hooks.processes`: `hookgate bridge` to one gateway hook. */
-export interface BridgeHook {
+/** One entry of PicoClaw's `hooks.processes` (argv, no shell). */
+export interface ProcessHook {
+  command: string[];
+  env?: Record<string, string>;
+  intercept: string[];
+  priority?: number;
+}
+
+/** A process hook that is `hookgate bridge` to one gateway hook (node found by absolute path). */
+export interface BridgeHookOptions {
   /** ws://…/v1/tenants/T/hooks/H/ws */
   url: string;
   token: string;
@@ -128,13 +137,24 @@ export interface BridgeHook {
   flags?: string[];
 }
 
-/** The command PicoClaw runs for a bridge hook (no shell: argv, node found by absolute path). */
-export function bridgeCommand(hook: BridgeHook): string[] {
-  return [process.execPath, join(REPO, 'bin', 'hookgate.js'), 'bridge', '--url', hook.url, ...(hook.flags ?? [])];
+export function bridgeHook(opts: BridgeHookOptions): ProcessHook {
+  return {
+    command: [
+      process.execPath,
+      join(REPO, 'bin', 'hookgate.js'),
+      'bridge',
+      '--url',
+      opts.url,
+      ...(opts.flags ?? []),
+    ],
+    env: { HOOKGATE_TOKEN: opts.token },
+    intercept: opts.intercept,
+    priority: opts.priority,
+  };
 }
 
-/** A config.json PicoClaw accepts (it refuses unknown keys), with each bridge as a process hook. */
-export function picoclawConfig(home: string, modelUrl: string, hooks: Record<string, BridgeHook>): Json {
+/** A config.json PicoClaw accepts (it refuses unknown keys) with these process hooks. */
+export function picoclawConfig(home: string, modelUrl: string, hooks: Record<string, ProcessHook>): Json {
   return {
     version: 3,
     agents: {
@@ -159,8 +179,8 @@ export function picoclawConfig(home: string, modelUrl: string, hooks: Record<str
           {
             enabled: true,
             priority: h.priority ?? 0,
-            command: bridgeCommand(h),
-            env: { HOOKGATE_TOKEN: h.token },
+            command: h.command,
+            ...(h.env ? { env: h.env } : {}),
             intercept: h.intercept,
           },
         ]),
@@ -216,7 +236,9 @@ export class PicoClawHome {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
-        reject(new Error(`picoclaw agent did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+        reject(
+          new Error(`picoclaw agent did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+        );
       }, timeoutMs);
       child.once('exit', (code) => {
         clearTimeout(timer);
@@ -254,11 +276,15 @@ export class GatewayProcess {
   ) {}
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [join(REPO, 'bin', 'hookgate.js'), 'serve', '--config', this.configPath], {
-      cwd: REPO,
-      env: { ...process.env, ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(REPO, 'bin', 'hookgate.js'), 'serve', '--config', this.configPath],
+      {
+        cwd: REPO,
+        env: { ...process.env, ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     child.stdout!.on('data', (b) => {
       this.output += b;
