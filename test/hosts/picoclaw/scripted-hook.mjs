@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // A raw PicoClaw process hook (no hookgate in between) that answers from a script, so a test can
 // hold the real PicoClaw's effect against the simulator's prediction for the very same answer.
-// HOOKGATE_TEST_SCRIPT (JSON): { cases: { "<n>": { before_tool?: <result>, approve_tool?: <result> } },
-// before_llm?: <result, or "inject" to echo the request with one more tool>, after_llm_final?: <content> }.
+// HOOKGATE_TEST_SCRIPT (JSON): { cases: { "<n>": { before_tool?, approve_tool?, after_tool?: <result> } },
+// before_llm?: "inject" (echo the request with one more tool, and without `drop` keys), drop?: [keys],
+// after_llm_final?: <content> }.
 // A tool call belongs to case n when its `command` argument is `echo case-<n>`. Every line PicoClaw
 // sends is appended to the file named by HOOKGATE_TEST_RECORD, when set.
 import { appendFileSync } from 'node:fs';
@@ -21,13 +22,17 @@ function answer(method, params) {
       return has(c, 'before_tool') ? c.before_tool : { action: 'continue' };
     case 'hook.approve_tool':
       return has(c, 'approve_tool') ? c.approve_tool : { approved: true };
+    case 'hook.after_tool':
+      return has(c, 'after_tool') ? c.after_tool : { action: 'continue' };
     case 'hook.before_llm':
       if (script.before_llm === 'inject') {
         const tool = {
           type: 'function',
           function: { name: 'injected_tool', description: 'x', parameters: { type: 'object' } },
         };
-        return { action: 'modify', request: { ...params, tools: [...(params.tools ?? []), tool] } };
+        const request = { ...params, tools: [...(params.tools ?? []), tool] };
+        for (const key of script.drop ?? []) delete request[key];
+        return { action: 'modify', request };
       }
       return { action: 'continue' };
     case 'hook.after_llm': {

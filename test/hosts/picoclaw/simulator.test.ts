@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostApprove, hostBeforeTool, type Reply } from '../../helpers/picoclaw-host.js';
+import {
+  hostAfterTool,
+  hostApprove,
+  hostBeforeLlm,
+  hostBeforeTool,
+  type Reply,
+} from '../../helpers/picoclaw-host.js';
 import { type AgentRun, FakeModel, PicoClawHome, picoclawConfig, picoclawMissing } from './harness.js';
 
 /**
@@ -12,7 +18,7 @@ import { type AgentRun, FakeModel, PicoClawHome, picoclawConfig, picoclawMissing
 
 const missing = picoclawMissing();
 
-type Case = { before_tool?: unknown; approve_tool?: unknown };
+type Case = { before_tool?: unknown; approve_tool?: unknown; after_tool?: unknown };
 
 /** One tool call per case: exec `echo case-<n>`, answered as the case says. */
 const CASES: Case[] = [
@@ -40,6 +46,11 @@ const CASES: Case[] = [
   { approve_tool: { approved: 'yes' } },
   { approve_tool: { Approved: true, reason: 'fine' } },
   { approve_tool: { approved: false, reason: 'not this one' } },
+  { after_tool: { action: 'modify', result: { result: { for_llm: 'after_tool replaced the result' } } } },
+  { after_tool: { action: 'modify', result: { for_llm: 'a flat result is ignored' } } },
+  {
+    after_tool: { action: 'deny_tool', result: { result: { for_llm: 'an unsupported action is dropped' } } },
+  },
 ];
 
 const command = (i: number) => `echo case-${i}`;
@@ -55,7 +66,12 @@ function predicted(i: number): { exact?: string; contains?: string; startsWith?:
     'approve_tool' in c ? ({ result: c.approve_tool } as Reply) : { result: { approved: true } },
   );
   if (!approval.approved) return { startsWith: 'Tool execution denied by approval hook' };
-  return { contains: String(tool.args.command).replace(/^echo /, '') };
+  const ran = String(tool.args.command).replace(/^echo /, '');
+  if (!('after_tool' in c)) return { contains: ran };
+  const after = hostAfterTool({ tool: 'exec', result: { for_llm: `${ran}\n` } }, {
+    result: c.after_tool,
+  } as Reply);
+  return { exact: after.result.for_llm };
 }
 
 describe.skipIf(missing)(
@@ -74,6 +90,7 @@ describe.skipIf(missing)(
       const script = {
         cases: Object.fromEntries(CASES.map((c, i) => [String(i), c])),
         before_llm: 'inject',
+        drop: ['model', 'options'],
         after_llm_final: 'rewritten by after_llm',
       };
       home = new PicoClawHome((dir) =>
@@ -116,10 +133,26 @@ describe.skipIf(missing)(
       },
     );
 
-    it('before_llm cannot add a tool: the model never sees the injected definition', () => {
-      const names = (model.requests[0].tools ?? []).map((t: any) => t.function?.name);
+    it('before_llm: an added tool is reverted; a request without model and options reaches the model so', () => {
+      const params = received.find((m) => m.method === 'hook.before_llm').params;
+      const injected = {
+        type: 'function',
+        function: { name: 'injected_tool', description: 'x', parameters: { type: 'object' } },
+      };
+      const { model: _model, options: _options, ...rest } = params;
+      const effect = hostBeforeLlm(params, {
+        result: { action: 'modify', request: { ...rest, tools: [...params.tools, injected] } },
+      });
+      const sent = model.requests[0];
+      const names = (sent.tools ?? []).map((t: any) => t.function?.name);
+      expect(names).toEqual(effect.tools.map((t: any) => t.function.name));
       expect(names).toContain('exec');
       expect(names).not.toContain('injected_tool');
+      // The simulator: a missing model is "" and missing options are dropped (no max_tokens).
+      expect(effect.model).toBe('');
+      expect(effect.options).toBeNull();
+      expect(sent.model).toBe('');
+      expect(sent.max_tokens).toBeUndefined();
     });
 
     it("after_llm's nested response.response replaces the final answer", () => {
