@@ -115,5 +115,28 @@ describe.skipIf(missing)(
       expect(existsSync(join(run.workspace, 'exec-ran'))).toBe(false);
       expect(answeredMs).toBeLessThan(2000);
     }, 90_000);
+
+    it('with no gateway at all, PicoClaw still starts (hello answered) and the turn ends by the failure mode', async () => {
+      model = new FakeModel([
+        { name: 'exec', arguments: { action: 'run', command: 'touch exec-ran && echo ran' } },
+      ]);
+      await model.start();
+      const url = `ws://127.0.0.1:${port}/v1/tenants/acme/hooks/stall/ws`;
+      home = new PicoClawHome((d) =>
+        picoclawConfig(d, model!.url, {
+          interceptor: bridgeHook({
+            url,
+            token,
+            intercept: ['before_tool'],
+            flags: ['--on-failure', 'closed'],
+          }),
+        }),
+      );
+      const run = await home.run('Run the command.', 'hookgate-no-gateway', 30_000);
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain('all done');
+      expect(model.result(0)).toMatch(/^Tool execution denied by hook: hookgate: /);
+      expect(existsSync(join(run.workspace, 'exec-ran'))).toBe(false);
+    }, 60_000);
   },
 );
