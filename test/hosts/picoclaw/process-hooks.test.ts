@@ -87,7 +87,14 @@ describe.skipIf(missing)(
       expect(model.result(1)).toContain('picoclaw-ran-exec');
       expect(model.result(1)).not.toContain('pretended');
       expect(existsSync(join(run.workspace, 'exec-ran'))).toBe(true);
-      expect(gw.logs.audits().some((a) => a.hook === 'policy' && a.tool === 'exec')).toBe(true);
+      expect(gw.logs.audits()).toContainEqual(
+        expect.objectContaining({
+          hook: 'policy',
+          tool: 'exec',
+          rule: 'respond_tool_not_granted',
+          answered: 'continue',
+        }),
+      );
     });
 
     it('a deny_tool blocks the tool, with the reason', () => {
