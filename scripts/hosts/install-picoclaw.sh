@@ -9,6 +9,8 @@
 # busy cores.
 set -euo pipefail
 
+# The newest tag the Go module proxy serves (it answers 403 to the version list, so tags are asked
+# for by name); its hook protocol files are the same as v0.2.9's.
 PICOCLAW_VERSION="v0.3.1"
 MODULE="github.com/sipeed/picoclaw"
 
