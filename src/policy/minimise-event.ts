@@ -149,6 +149,16 @@ const BUS: KindShape = {
   payload: { stream: PASS, error: PASS, drained: PASS },
   attrs: { stream: PASS, error: PASS, drained: PASS },
 };
+/** Bus backpressure (PicoClaw v0.3.x, `pkg/bus/events.go`): counts and a fixed reason, no text. */
+const BUS_DROPPED_FIELDS: Shape = {
+  stream: PASS,
+  reason: PASS,
+  wait_ms: PASS,
+  queue_depth: PASS,
+  queue_capacity: PASS,
+  dropped_total: PASS,
+};
+const BUS_DROPPED: KindShape = { payload: BUS_DROPPED_FIELDS, attrs: BUS_DROPPED_FIELDS };
 const GATEWAY: KindShape = {
   payload: { duration_ms: PASS, error: PASS },
   attrs: { duration_ms: PASS, error: PASS },
@@ -189,6 +199,7 @@ const KINDS: ReadonlyMap<string, KindShape> = new Map<string, KindShape>([
   ['bus.close.started', BUS],
   ['bus.close.completed', BUS],
   ['bus.close.drained', BUS],
+  ['bus.message.dropped', BUS_DROPPED],
   ['gateway.start', GATEWAY],
   ['gateway.ready', GATEWAY],
   ['gateway.shutdown', GATEWAY],

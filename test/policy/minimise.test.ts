@@ -108,6 +108,22 @@ describe('runtime events without conversation_access', () => {
     expect(minimiseParams(EVENT, failed)).toEqual(failed);
   });
 
+  it('passes bus.message.dropped (PicoClaw v0.3.x: bus backpressure, no conversation text)', () => {
+    const fields = {
+      stream: 'inbound',
+      reason: 'queue_full_timeout',
+      wait_ms: 250,
+      queue_depth: 64,
+      queue_capacity: 64,
+      dropped_total: 3,
+    };
+    const sent = {
+      ...event('bus.message.dropped', fields, fields),
+      source: { component: 'bus', name: 'inbound' },
+    };
+    expect(minimiseParams(EVENT, sent)).toEqual(sent);
+  });
+
   it('withholds every string of an event kind it does not know, keeping numbers and structure', () => {
     const sent = event(
       'agent.future_kind',
