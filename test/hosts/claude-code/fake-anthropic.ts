@@ -2,23 +2,38 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A fake Anthropic Messages API on 127.0.0.1: the first request that offers the Bash tool gets one
- * `tool_use` asking Bash to run `command`; a request carrying a tool_result gets a short final
- * text. Anything else (titles, summaries) gets a short text. Answers in SSE when asked to stream.
- * It records what the model would have seen: the tool results it got back.
+ * A fake Anthropic Messages API on 127.0.0.1: the first request that offers the tool (Bash, unless
+ * another is named) gets one `tool_use` asking for it (Bash: to run `command`); a request carrying
+ * a tool_result gets a short final text. Anything else (titles, summaries) gets a short text.
+ * Answers in SSE when asked to stream. It records what the model would have seen: the tools it was
+ * offered and the tool results it got back.
  */
 export interface FakeModel {
   url: string;
   /** The tool_result blocks Claude Code sent back, in order. */
   toolResults: { content: string; isError: boolean }[];
+  /** Every tool name offered in any request. */
+  offered: Set<string>;
   requests: number;
   close(): Promise<void>;
 }
 
 type Block = Record<string, unknown>;
 
-export async function startFakeModel(command: string): Promise<FakeModel> {
-  const model: FakeModel = { url: '', toolResults: [], requests: 0, close: async () => {} };
+export async function startFakeModel(
+  command: string,
+  tool: { name: string; input: Record<string, unknown> } = {
+    name: 'Bash',
+    input: { command, description: 'print a test marker' },
+  },
+): Promise<FakeModel> {
+  const model: FakeModel = {
+    url: '',
+    toolResults: [],
+    offered: new Set(),
+    requests: 0,
+    close: async () => {},
+  };
   let asked = false;
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -43,7 +58,9 @@ export async function startFakeModel(command: string): Promise<FakeModel> {
           for (const b of m.content as Block[]) if (b.type === 'tool_result') results.push(b);
         }
       }
-      const offersBash = Array.isArray(body.tools) && body.tools.some((t: Block) => t.name === 'Bash');
+      for (const t of (body.tools ?? []) as Block[])
+        if (typeof t.name === 'string') model.offered.add(t.name);
+      const offersTool = Array.isArray(body.tools) && body.tools.some((t: Block) => t.name === tool.name);
       let content: Block[];
       let stop = 'end_turn';
       if (results.length > 0) {
@@ -52,15 +69,15 @@ export async function startFakeModel(command: string): Promise<FakeModel> {
           isError: r.is_error === true,
         }));
         content = [{ type: 'text', text: 'hookgate-e2e: saw the tool result, done.' }];
-      } else if (offersBash && !asked) {
+      } else if (offersTool && !asked) {
         asked = true;
         stop = 'tool_use';
         content = [
           {
             type: 'tool_use',
             id: `toolu_${Date.now()}`,
-            name: 'Bash',
-            input: { command, description: 'print a test marker' },
+            name: tool.name,
+            input: tool.input,
           },
         ];
       } else {

@@ -28,6 +28,8 @@ export interface ClaudeRun {
   result: Record<string, any>;
   /** The tool results Claude Code sent back to the model. */
   toolResults: FakeModel['toolResults'];
+  /** Every tool Claude Code offered the model. */
+  offered: FakeModel['offered'];
   /** The project directory the run used (commands run there). */
   project: string;
   stderr: string;
@@ -41,6 +43,10 @@ export interface RunOptions {
   token: string;
   /** `--allowedTools` (pre-approval); none: the command needs permission. */
   allowedTools?: string;
+  /** MCP servers (`--mcp-config`, `--strict-mcp-config`): the `mcpServers` object. */
+  mcpServers?: Record<string, unknown>;
+  /** The tool the fake model asks for, instead of Bash with `command`. */
+  tool?: { name: string; input: Record<string, unknown> };
 }
 
 /**
@@ -48,7 +54,7 @@ export interface RunOptions {
  * throwaway HOME and project whose settings carry the hooks. Nothing reaches the network.
  */
 export async function runClaude(opts: RunOptions): Promise<ClaudeRun> {
-  const model = await startFakeModel(opts.command);
+  const model = await startFakeModel(opts.command, opts.tool);
   const home = mkdtempSync(join(tmpdir(), 'hookgate-cc-'));
   const project = join(home, 'project');
   mkdirSync(join(project, '.claude'), { recursive: true });
@@ -62,6 +68,11 @@ export async function runClaude(opts: RunOptions): Promise<ClaudeRun> {
     '4',
   ];
   if (opts.allowedTools) args.push('--allowedTools', opts.allowedTools);
+  if (opts.mcpServers) {
+    const file = join(home, 'mcp.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: opts.mcpServers }));
+    args.push('--mcp-config', file, '--strict-mcp-config');
+  }
   try {
     const child = spawn(CLAUDE_BIN, args, {
       cwd: project,
@@ -73,6 +84,9 @@ export async function runClaude(opts: RunOptions): Promise<ClaudeRun> {
         HOOKGATE_TOKEN: opts.token,
         DISABLE_AUTOUPDATER: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        // MCP tools are offered to the model directly, not deferred behind ToolSearch, so the fake
+        // model can ask for one in its first answer.
+        ...(opts.mcpServers ? { ENABLE_TOOL_SEARCH: 'false' } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -93,7 +107,7 @@ export async function runClaude(opts: RunOptions): Promise<ClaudeRun> {
         `claude printed no JSON result (exit ${exitCode}): ${stdout.slice(0, 500)} ${stderr.slice(0, 500)}`,
       );
     }
-    return { exitCode, result, toolResults: model.toolResults, project, stderr };
+    return { exitCode, result, toolResults: model.toolResults, offered: model.offered, project, stderr };
   } finally {
     await model.close();
   }
