@@ -108,8 +108,10 @@ export function wrapInSandbox(spec: SpawnSpec, policy: SandboxPolicy): SpawnSpec
   a.push('--perms', '0755', '--dir', '/etc');
   for (const entry of ETC) a.push('--ro-bind-try', entry, entry);
 
-  const bound = [...policy.host.dirs, '/proc', '/dev', '/tmp', '/etc'];
-  const made = new Set<string>();
+  // Parents inside these exist already (or cannot be made). /tmp is not among them: it is the
+  // sandbox's own tmpfs, where a bound path's parents (a checkout under /tmp) must be made searchable.
+  const bound = [...policy.host.dirs, '/proc', '/dev', '/etc'];
+  const made = new Set<string>(['/tmp']);
   const binds = [
     ...policy.readOnly.map((p) => ({ p, flag: '--ro-bind' })),
     ...policy.writable.map((p) => ({ p, flag: '--bind' })),

@@ -170,6 +170,35 @@ describe.skipIf(!bwrapAvailable)(`the argv, run by the real bwrap${why}`, () => 
     // bwrap's init, sh, ls and grep: nothing of the host.
     expect(Number(rest[3])).toBeLessThanOrEqual(4);
   });
+
+  it.each(identities)(
+    '$kind: a hook whose cwd is deep under /tmp (a checkout there) can enter it',
+    (identity) => {
+      if (!support.available) return;
+      const root = mkdtempSync(join(tmpdir(), 'hookgate-deep-'));
+      chmodSync(root, 0o755);
+      const cwd = join(root, 'checkout', 'examples');
+      mkdirSync(cwd, { recursive: true });
+      writeFileSync(join(cwd, 'hook.txt'), 'seen');
+      const out = wrapInSandbox(
+        // By its full path, as pyenv's shims do (`cd "$PWD"`): every parent must be searchable.
+        {
+          command: '/bin/sh',
+          args: ['-c', `cd "${cwd}" && pwd && cat hook.txt`],
+          cwd,
+          env: { PATH: '/usr/bin:/bin' },
+        },
+        {
+          ...policy({ identity, cwd, readOnly: [cwd], network: false }),
+          bwrap: support.bwrap,
+          host: support.host,
+        },
+      );
+      const r = spawnSync(out.command, out.args, { env: out.env, encoding: 'utf8', timeout: 10_000 });
+      expect(r.stderr).toBe('');
+      expect(r.stdout.trim().split('\n')).toEqual([cwd, 'seen']);
+    },
+  );
 });
 
 describe('planSandbox: one hook view, resolved against the host', () => {
