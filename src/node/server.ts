@@ -16,6 +16,7 @@ import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import { type ReloadOutcome, Reloader } from '../server/reload.js';
 import type { WsSession } from '../server/ws-session.js';
+import { readDocsAssets } from './docs-assets.js';
 import { resolvePath } from './config-loader.js';
 import { redisLimiterFactory } from './redis-limiter.js';
 import { hookSandboxes } from './hook-sandboxes.js';
@@ -134,6 +135,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     wsHighWaterBytes: highWater,
     onSocketOpen: (raw, session) => keepalive.add(raw as WebSocket, session),
     reload,
+    docsAssets: readDocsAssets,
   });
 
   const wss = new WebSocketServer({

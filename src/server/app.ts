@@ -6,6 +6,7 @@ import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
 import { type AuthVariables, extractToken, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
+import { type DocsAssetsLoader, docsRoutes } from './docs.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
 import type { LiveConfig } from './live-config.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   sessions?: Set<WsSession>;
   /** Re-reads the config (POST /admin/reload); absent where config comes by redeploy (Workers). */
   reload?: () => Promise<ReloadOutcome>;
+  /** The docs viewer's files (each runtime bundles or reads them its own way); without, /docs links the spec. */
+  docsAssets?: DocsAssetsLoader;
 }
 
 type Env = { Variables: AuthVariables & { idSent?: boolean } };
@@ -162,14 +165,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json({ reloaded: true, ...outcome.summary });
   });
   app.get('/openapi.json', (c) => c.json(openapi));
-  app.get('/docs', (c) =>
-    c.html(
-      '<!doctype html><html><head><meta charset="utf-8"><title>hookgate API</title></head><body>' +
-        '<redoc spec-url="/openapi.json"></redoc>' +
-        '<script src="https://cdn.redoc.ly/redoc/latest/bundles/redoc.standalone.js"></script>' +
-        '<noscript><a href="/openapi.json">openapi.json</a></noscript></body></html>',
-    ),
-  );
+  docsRoutes(app, deps.docsAssets);
 
   const access = requireHookAccess(live, metrics);
   const base = '/v1/tenants/:tenant/hooks/:hook';
