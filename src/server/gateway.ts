@@ -63,6 +63,8 @@ export class Gateway {
   private readonly defaultPolicies = new WeakMap<HookRuntime, EffectivePolicy>();
   /** hookgate_calls_total per hook, method and outcome, rendered once rather than per call. */
   private readonly callCounters = new WeakMap<HookRuntime, Map<string, Map<string, (by?: number) => void>>>();
+  /** hookgate_call_duration_seconds per hook and method, resolved once like the counters. */
+  private readonly callDurations = new WeakMap<HookRuntime, Map<string, (seconds: number) => void>>();
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {}
@@ -137,10 +139,13 @@ export class Gateway {
     const immediate = this.route(principal, hook, msg);
     if (immediate !== undefined) return immediate === null ? null : this.serialise(hook, '', immediate);
     const { id, method, params } = msg as { id: JsonRpcId; method: string; params: Record<string, unknown> };
+    const started = performance.now();
     const limits = hook.limits === undefined ? undefined : this.deps.limits;
     if (limits === undefined) {
       const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
-      return this.serialise(hook, method, success(id, result));
+      const text = this.serialise(hook, method, success(id, result));
+      this.timeCall(hook, method, started);
+      return text;
     }
     // The in-process limiter answers synchronously: no extra async step unless the store is remote.
     let admission = limits.acquire(hook, maxCallMs(hook, method));
@@ -153,12 +158,34 @@ export class Gateway {
         }),
       );
     }
+    let text: string;
     try {
       const result = await this.call(this.policyFor(principal, hook), method, params, requestId);
-      return this.serialise(hook, method, success(id, result));
+      text = this.serialise(hook, method, success(id, result));
     } finally {
       limits.release(hook, admission);
     }
+    // Time waiting for a shared limiter counts: the caller waited for it too.
+    this.timeCall(hook, method, started);
+    return text;
+  }
+
+  private timeCall(hook: HookRuntime, method: string, started: number): void {
+    let byMethod = this.callDurations.get(hook);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.callDurations.set(hook, byMethod);
+    }
+    let observe = byMethod.get(method);
+    if (!observe) {
+      observe = this.deps.metrics.histogram('hookgate_call_duration_seconds', {
+        tenant: hook.tenant,
+        hook: hook.name,
+        method,
+      });
+      byMethod.set(method, observe);
+    }
+    observe((performance.now() - started) / 1000);
   }
 
   /** The answer to anything that is not a hook call: null for a notification, undefined for a call. */
