@@ -1,11 +1,12 @@
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  CHROMIUM,
+  CALL_SUMMARY,
   chromiumNote,
-  NO_CHROMIUM_REASON,
-  OFFLINE_ARGS,
+  launchChromium,
+  renderedDocs,
   SKIP_CHROMIUM,
+  visitOffline,
 } from '../helpers/chromium.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
@@ -15,8 +16,6 @@ import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gatewa
  */
 
 const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' }, modes: ['tool'] };
-// The call route's summary in openapi.json, which only a rendered page shows.
-const CALL_SUMMARY = 'Send one JSON-RPC message to a hook';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -54,39 +53,22 @@ describe('/docs over HTTP', () => {
 describe.skipIf(SKIP_CHROMIUM)(`/docs in a real headless Chromium, offline${chromiumNote}`, () => {
   let browser: Browser;
   beforeAll(async () => {
-    if (!CHROMIUM) throw new Error(NO_CHROMIUM_REASON);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(() => browser?.close());
 
   it('renders the operations with the network blocked, with no CSP violation and no outside request', async () => {
-    const context = await browser.newContext();
-    const outside: string[] = [];
-    // Belt and braces beside the resolver rules: anything not for the gateway is aborted and noted.
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.hostname === '127.0.0.1' || url.protocol === 'data:') return route.continue();
-      outside.push(url.href);
-      return route.abort('blockedbyclient');
-    });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(String(e)));
-
-    await page.goto(`${gw.url}/docs`);
-    await page.getByText(CALL_SUMMARY).first().waitFor({ timeout: 20_000 });
-    const text = await page.locator('body').innerText();
-    expect(text).toContain('Prometheus metrics (admin token)');
-    expect(text).toContain('/v1/tenants/{tenant}/hooks/{hook}');
-    // Opening an operation renders its parameters and responses (more of the viewer's code runs).
-    await page.getByText(CALL_SUMMARY).first().click();
-    await page.getByText('Parameters').first().waitFor({ timeout: 10_000 });
-    expect(await page.locator('.opblock.is-open').count()).toBe(1);
-    expect(outside).toEqual([]);
-    expect(problems).toEqual([]);
-    await context.close();
+    const visit = await visitOffline(browser, `${gw.url}/docs`);
+    try {
+      const text = await renderedDocs(visit.page);
+      expect(text).toContain(CALL_SUMMARY);
+      expect(text).toContain('Prometheus metrics (admin token)');
+      expect(text).toContain('/v1/tenants/{tenant}/hooks/{hook}');
+      expect(await visit.page.locator('.opblock.is-open').count()).toBe(1);
+      expect(visit.outside).toEqual([]);
+      expect(visit.problems).toEqual([]);
+    } finally {
+      await visit.close();
+    }
   }, 60_000);
 });
