@@ -1,10 +1,10 @@
 /**
  * The workerd test suite: test/worker/** runs inside the Workers runtime through
- * @cloudflare/vitest-pool-workers, against the Worker built by src/worker/worker.ts.
+ * @cloudflare/vitest-plugin, against the Worker built by src/worker/worker.ts.
  *
  *   npx vitest run -c vitest.workers.config.ts
  */
-import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { BINDINGS } from './test/worker/fixtures.js';
 
@@ -19,7 +19,7 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       main: './test/worker/entry.ts',
-      // compatibility_date (2026-04-26; workerd refuses dates after 2026-05-03) and flags come from
+      // compatibility_date (at most the date of the workerd this pool ships) and flags come from
       // the same wrangler.toml that deploys the gateway.
       wrangler: { configPath: './wrangler.toml' },
       miniflare: { bindings: BINDINGS },

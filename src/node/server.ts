@@ -17,6 +17,8 @@ import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import { type ReloadOutcome, Reloader } from '../server/reload.js';
 import type { WsSession } from '../server/ws-session.js';
+import { readDocsAssets } from './docs-assets.js';
+import { collectProcessMetrics } from './process-metrics.js';
 import { resolvePath } from './config-loader.js';
 import { redisLimiterFactory } from './redis-limiter.js';
 import { hookSandboxes } from './hook-sandboxes.js';
@@ -100,6 +102,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const { backends, gateway, metrics, live, limiter } = await assembleGateway(config, factories, log, {
     createLimiter: redisLimiterFactory(config),
   });
+  const stopProcessMetrics = collectProcessMetrics(metrics);
   const keepalive = new Keepalive(config.server.wsPingIntervalMs);
   const sessions = new Set<WsSession>();
   const highWater = opts.wsHighWaterBytes ?? 4 * 1024 * 1024;
@@ -135,6 +138,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     wsHighWaterBytes: highWater,
     onSocketOpen: (raw, session) => keepalive.add(raw as WebSocket, session),
     reload,
+    docsAssets: readDocsAssets,
   });
 
   const wss = new WebSocketServer({
@@ -184,6 +188,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       for (const c of wss.clients) c.terminate();
       wss.close();
       keepalive.stop();
+      stopProcessMetrics();
       if ('closeAllConnections' in server) server.closeAllConnections();
       await reloader.settled();
       await Promise.all(live.allBackends().map((b) => b.close()));

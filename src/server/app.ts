@@ -8,6 +8,7 @@ import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
 import { type AuthVariables, extractToken, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
 import { answerClaudeCode } from './claude-code-route.js';
+import { type DocsAssetsLoader, docsRoutes } from './docs.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
 import type { LiveConfig } from './live-config.js';
@@ -35,6 +36,8 @@ export interface AppDeps {
   sessions?: Set<WsSession>;
   /** Re-reads the config (POST /admin/reload); absent where config comes by redeploy (Workers). */
   reload?: () => Promise<ReloadOutcome>;
+  /** The docs viewer's files (each runtime bundles or reads them its own way); without, /docs links the spec. */
+  docsAssets?: DocsAssetsLoader;
 }
 
 /** A tenant's or hook's limits as the config spells them (describe shows a caller what it is held to). */
@@ -179,14 +182,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json({ reloaded: true, ...outcome.summary });
   });
   app.get('/openapi.json', (c) => c.json(openapi));
-  app.get('/docs', (c) =>
-    c.html(
-      '<!doctype html><html><head><meta charset="utf-8"><title>hookgate API</title></head><body>' +
-        '<redoc spec-url="/openapi.json"></redoc>' +
-        '<script src="https://cdn.redoc.ly/redoc/latest/bundles/redoc.standalone.js"></script>' +
-        '<noscript><a href="/openapi.json">openapi.json</a></noscript></body></html>',
-    ),
-  );
+  docsRoutes(app, deps.docsAssets);
 
   const access = requireHookAccess(live, metrics);
   const base = '/v1/tenants/:tenant/hooks/:hook';

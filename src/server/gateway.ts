@@ -93,6 +93,8 @@ export class Gateway {
   private readonly defaultPolicies = new WeakMap<HookRuntime, EffectivePolicy>();
   /** hookgate_calls_total per hook, method and outcome, rendered once rather than per call. */
   private readonly callCounters = new WeakMap<HookRuntime, Map<string, Map<string, (by?: number) => void>>>();
+  /** hookgate_call_duration_seconds per hook and method, resolved once like the counters. */
+  private readonly callDurations = new WeakMap<HookRuntime, Map<string, (seconds: number) => void>>();
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {}
@@ -230,14 +232,22 @@ export class Gateway {
     params: Record<string, unknown>,
     origin: CallOrigin,
   ): Promise<Record<string, unknown> | Refusal> {
+    const started = performance.now();
     const limits = hook.limits === undefined ? undefined : this.deps.limits;
-    if (limits === undefined) return this.call(this.policyFor(principal, hook), method, params, origin);
+    if (limits === undefined) {
+      const result = await this.call(this.policyFor(principal, hook), method, params, origin);
+      this.timeCall(hook, method, started);
+      return result;
+    }
     // The in-process limiter answers synchronously: no extra async step unless the store is remote.
     let admission = limits.acquire(hook, maxCallMs(hook, method));
     if (admission instanceof Promise) admission = await admission;
+    // A refused call is not timed; time spent waiting for a shared limiter is (the caller waited too).
     if (admission instanceof Refusal) return admission;
     try {
-      return await this.call(this.policyFor(principal, hook), method, params, origin);
+      const result = await this.call(this.policyFor(principal, hook), method, params, origin);
+      this.timeCall(hook, method, started);
+      return result;
     } finally {
       limits.release(hook, admission);
     }
@@ -361,6 +371,24 @@ export class Gateway {
       this.audit(policy, method, original, outcome.violations, outcome.result, origin);
     this.countCall(hook, method, outcome.violations.length > 0 ? 'refused' : 'ok');
     return outcome.result;
+  }
+
+  private timeCall(hook: HookRuntime, method: string, started: number): void {
+    let byMethod = this.callDurations.get(hook);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.callDurations.set(hook, byMethod);
+    }
+    let observe = byMethod.get(method);
+    if (!observe) {
+      observe = this.deps.metrics.histogram('hookgate_call_duration_seconds', {
+        tenant: hook.tenant,
+        hook: hook.name,
+        method,
+      });
+      byMethod.set(method, observe);
+    }
+    observe((performance.now() - started) / 1000);
   }
 
   private countCall(hook: HookRuntime, method: string, outcome: string): void {

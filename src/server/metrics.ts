@@ -1,6 +1,7 @@
 /**
- * A few counters and gauges in Prometheus text format. Label sets are small and fixed (tenant, hook,
- * method, outcome, rule), so a map keyed by the rendered label string is enough.
+ * Counters, gauges and histograms in Prometheus text format. Label sets are small and fixed
+ * (tenant, hook, method, outcome, rule), so a map keyed by the rendered label string is enough.
+ * Hand-written rather than prom-client, which needs Node's modules (see docs/metrics.md).
  */
 type Labels = Record<string, string>;
 
@@ -10,8 +11,47 @@ interface Family {
   values: Map<string, number>;
 }
 
+/**
+ * Upper bounds (seconds) of the call-duration buckets: from a module hook answering in-process
+ * (~100 µs) to the longest approval wait (60 s), about three per decade.
+ */
+export const DURATION_BUCKETS: readonly number[] = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
+
+/** One label set of a histogram: per-bucket (not cumulative) counts, made cumulative at render. */
+class HistogramSeries {
+  /** One slot per bound, and a last one for +Inf. */
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+  constructor(private readonly bounds: readonly number[]) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
+  observe(value: number): void {
+    // Linear from the smallest bucket: most calls land in the first few.
+    const bounds = this.bounds;
+    let i = 0;
+    while (i < bounds.length && value > bounds[i]) i++;
+    this.counts[i]++;
+    this.sum += value;
+    this.count++;
+  }
+}
+
+interface HistogramFamily {
+  help: string;
+  bounds: readonly number[];
+  series: Map<string, HistogramSeries>;
+}
+
+/** Adds metrics measured at scrape time (e.g. the process's CPU and memory) as exposition text. */
+export type MetricsCollector = () => string;
+
 export class Metrics {
   private readonly families = new Map<string, Family>();
+  private readonly histograms = new Map<string, HistogramFamily>();
+  private readonly collectors: MetricsCollector[] = [];
 
   constructor() {
     this.define('hookgate_calls_total', 'counter', 'Hook calls answered, by outcome');
@@ -50,6 +90,11 @@ export class Metrics {
     );
     this.define('hookgate_config_reloads_total', 'counter', 'Config reloads, by outcome (ok, refused)');
     this.define('hookgate_mcp_requests_total', 'counter', 'MCP messages received, by JSON-RPC method');
+    this.histograms.set('hookgate_call_duration_seconds', {
+      help: 'Hook calls from the message read to the answer ready to send, by tenant, hook and method',
+      bounds: DURATION_BUCKETS,
+      series: new Map(),
+    });
   }
 
   private define(name: string, type: Family['type'], help: string): void {
@@ -70,13 +115,48 @@ export class Metrics {
     };
   }
 
+  /** A histogram for a fixed label set, resolved once: for hot paths. Takes seconds. */
+  histogram(name: string, labels: Labels): (seconds: number) => void {
+    const f = this.histograms.get(name);
+    if (!f) return () => {};
+    const key = renderLabels(labels);
+    let series = f.series.get(key);
+    if (!series) {
+      series = new HistogramSeries(f.bounds);
+      f.series.set(key, series);
+    }
+    const s = series;
+    return (seconds) => s.observe(seconds);
+  }
+
+  /** Runs at every render; its text is appended as is. */
+  addCollector(collect: MetricsCollector): void {
+    this.collectors.push(collect);
+  }
+
   render(): string {
     const lines: string[] = [];
     for (const [name, f] of this.families) {
       lines.push(`# HELP ${name} ${f.help}`, `# TYPE ${name} ${f.type}`);
       for (const [labels, v] of f.values) lines.push(`${name}${labels} ${v}`);
     }
-    return `${lines.join('\n')}\n`;
+    for (const [name, f] of this.histograms) {
+      lines.push(`# HELP ${name} ${f.help}`, `# TYPE ${name} histogram`);
+      for (const [labels, s] of f.series) {
+        // `le` goes last inside the braces of the series' own labels.
+        const open = labels === '' ? '{' : `${labels.slice(0, -1)},`;
+        let cumulative = 0;
+        for (let i = 0; i <= f.bounds.length; i++) {
+          cumulative += s.counts[i];
+          const le = i < f.bounds.length ? String(f.bounds[i]) : '+Inf';
+          lines.push(`${name}_bucket${open}le="${le}"} ${cumulative}`);
+        }
+        lines.push(`${name}_sum${labels} ${s.sum}`, `${name}_count${labels} ${s.count}`);
+      }
+    }
+    let text = `${lines.join('\n')}\n`;
+    for (const collect of this.collectors) text += collect();
+    return text;
   }
 }
 

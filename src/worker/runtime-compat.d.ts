@@ -1,5 +1,5 @@
 /// <reference types="@cloudflare/workers-types" />
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/// <reference types="@cloudflare/vitest-plugin/types" />
 
 /**
  * Where @cloudflare/workers-types is narrower than the runtime it describes, in ways the shared

@@ -5,6 +5,7 @@ import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { createApp } from '../server/app.js';
 import { assembleGateway } from '../server/assemble.js';
 import type { Logger } from '../server/logger.js';
+import { loadDocsAssets } from './docs-assets.js';
 import { durableLimiterFactory } from './limiter.js';
 import { createWorkerLogger, type LogSink } from './logger.js';
 import { type ModuleRegistry, registryLoader } from './modules.js';
@@ -105,7 +106,7 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
       { createLimiter: durableLimiterFactory(env) },
     );
     // No reload here: a Worker gets a new config by redeploy (POST /admin/reload answers 501).
-    const app = createApp({ live, gateway, log, metrics, upgradeWebSocket });
+    const app = createApp({ live, gateway, log, metrics, upgradeWebSocket, docsAssets: loadDocsAssets });
     log.info(
       {
         tenants: [...config.tenants.keys()],

@@ -4,6 +4,7 @@
  * `pino`. esbuild resolves the graph the way wrangler does (workerd/worker/browser conditions) and
  * its metafile names every file and every import, so a failure names the importer.
  */
+import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
@@ -39,7 +40,18 @@ async function forbiddenImports(entry: string): Promise<{ offences: Offence[]; i
     conditions: ['workerd', 'worker', 'browser', 'import', 'module'],
     mainFields: ['browser', 'module', 'main'],
     logLevel: 'silent',
+    // wrangler.toml's Text rule: the docs viewer's files are strings in the Worker, not code.
+    loader: { '.css': 'text' },
     plugins: [
+      {
+        name: 'text-modules',
+        setup(b) {
+          b.onLoad({ filter: /swagger-ui-dist[\\/]swagger-ui-bundle\.js$/ }, async (args) => ({
+            contents: await readFile(args.path, 'utf8'),
+            loader: 'text',
+          }));
+        },
+      },
       {
         name: 'forbidden-imports',
         setup(b) {

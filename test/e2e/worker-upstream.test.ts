@@ -4,6 +4,7 @@
  * Webhooks by the gateway and verified by `toFetchHandler` inside workerd; a gateway holding the
  * wrong secret gets 401 from the Worker and answers with the hook's failure answer.
  */
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -19,6 +20,10 @@ process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
 process.env.WRANGLER_SEND_METRICS = 'false';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
+/** The gateway Worker's date (wrangler.toml), which the installed workerd is known to accept. */
+const COMPATIBILITY_DATE = /^compatibility_date = "([0-9-]+)"/m.exec(
+  readFileSync(`${REPO}/wrangler.toml`, 'utf8'),
+)![1];
 const JWT_KEY = 'e2e-acme-hs256-key-0123456789-abcdefghijklmn';
 /** Standard Webhooks secrets: `whsec_` + base64 of 32 random-looking bytes. */
 const HOOK_SECRET = `whsec_${Buffer.from('hookgate-e2e-webhook-secret-32by').toString('base64')}`;
@@ -124,14 +129,23 @@ const beforeTool = (tool: string, args: Record<string, unknown>) => ({
 
 beforeAll(async () => {
   mf = new Miniflare({
-    name: 'weather-hook',
-    modules: true,
-    script: await bundleWorker(),
-    compatibilityDate: '2026-04-26',
-    bindings: { WEBHOOK_SECRET: HOOK_SECRET },
     host: '127.0.0.1',
     port: 0,
     cf: false,
+    // miniflare 5: each worker is a `config` (modules in a manifest, bindings in env).
+    workers: [
+      {
+        config: {
+          name: 'weather-hook',
+          compatibilityDate: COMPATIBILITY_DATE,
+          manifest: {
+            mainModule: 'worker.mjs',
+            modules: { 'worker.mjs': { type: 'esm', contents: await bundleWorker() } },
+          },
+          env: { WEBHOOK_SECRET: { type: 'text', value: HOOK_SECRET } },
+        },
+      },
+    ],
   });
   workerUrl = await mf.ready;
 

@@ -55,6 +55,13 @@ describe('limits on Workers', () => {
     ).text();
     expect(metrics).toContain('hookgate_rate_limited_total{tenant="acme",hook="tools",limit="tenant_rate"}');
     expect(metrics).not.toMatch(/hookgate_limiter_fallbacks_total \d/);
+    // The calls this isolate let through (two of the three admitted) are timed; refused ones are not.
+    expect(metrics).toContain(
+      'hookgate_call_duration_seconds_count{tenant="acme",hook="tools",method="hook.before_tool"} 2',
+    );
+    expect(metrics).toContain(
+      'hookgate_call_duration_seconds_bucket{tenant="acme",hook="tools",method="hook.before_tool",le="+Inf"} 2',
+    );
   });
 
   it('without the binding, each isolate limits on its own', async () => {
