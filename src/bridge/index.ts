@@ -2,7 +2,7 @@ import { LineSplitter } from '../core/ndjson.js';
 import { LineBackpressure } from '../lib/line-backpressure.js';
 import { type BridgeStats, StdioBridge } from './bridge.js';
 import { EventForwarder } from './events.js';
-import { type BridgeLog, createLogger } from './log.js';
+import { type BridgeLog, createLogger, processStderr } from './log.js';
 import { type BridgeOptions, BridgeUsageError, parseBridgeArgs, USAGE } from './options.js';
 import type { Upstream } from './upstream.js';
 import { AutoUpstream } from './upstream-auto.js';
@@ -59,8 +59,7 @@ function plaintextWarning(options: BridgeOptions, log: BridgeLog): void {
 export async function runBridge(options: RunBridgeOptions): Promise<BridgeHandle> {
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
-  const stderr = options.stderr ?? process.stderr;
-  const log = createLogger(stderr, options.logLevel, [options.token]);
+  const log = createLogger(options.stderr ?? processStderr(), options.logLevel, [options.token]);
   log.info('bridge starting', {
     url: options.transport === 'http' ? options.httpUrl : options.wsUrl,
     transport: options.transport,

@@ -1,38 +1,16 @@
 import pino from 'pino';
-import { REDACT_KEYS, redactText, type Logger } from '../server/logger.js';
+import type { Logger } from '../server/logger.js';
+import { logOptions, scrubLogObject } from './log-format.js';
 
 /**
- * pino JSON lines. Secret-bearing keys are removed at any depth we log them, and every string is
- * scrubbed of JWT-shaped text, so a token cannot reach a log line even from an error message.
+ * The gateway's pino JSON lines (format and redaction in `log-format.ts`, shared with the bridge).
  */
 export function createNodeLogger(level: string, destination?: pino.DestinationStream): Logger {
-  const paths = REDACT_KEYS.flatMap((k) => [
-    k,
-    `*.${k}`,
-    `*.*.${k}`,
-    `headers["${k}"]`,
-    `req.headers["${k}"]`,
-  ]);
-  const logger = pino(
-    {
-      level,
-      base: { service: 'hookgate' },
-      redact: { paths, remove: true },
-      formatters: { level: (label) => ({ level: label }) },
-      hooks: {
-        logMethod(args, method) {
-          const scrubbed = args.map((a) => (typeof a === 'string' ? redactText(a) : a));
-          return method.apply(this, scrubbed as Parameters<typeof method>);
-        },
-      },
-    },
-    destination,
-  );
-  return wrap(logger);
+  return wrap(pino(logOptions('hookgate', level), destination));
 }
 
 function wrap(l: pino.Logger): Logger {
-  const scrub = (obj: object): object => scrubObject(obj, 0) as object;
+  const scrub = scrubLogObject;
   // Level first: a disabled level must cost nothing, not a scrub of the object.
   return {
     enabled: (level) => l.isLevelEnabled(level),
@@ -43,13 +21,4 @@ function wrap(l: pino.Logger): Logger {
     error: (o, m) => l.isLevelEnabled('error') && l.error(scrub(o), m),
     child: (b) => wrap(l.child(b)),
   };
-}
-
-function scrubObject(v: unknown, depth: number): unknown {
-  if (typeof v === 'string') return v.includes('eyJ') || /bearer/i.test(v) ? redactText(v) : v;
-  if (depth > 6 || typeof v !== 'object' || v === null) return v;
-  if (Array.isArray(v)) return v.map((x) => scrubObject(x, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = scrubObject(x, depth + 1);
-  return out;
 }

@@ -23,9 +23,12 @@ export const REDACT_KEYS = [
   'sec-websocket-protocol',
 ];
 
+/** What a scrubbed or masked secret reads as in a log line. */
+export const REDACTED = '[redacted]';
+
 const JWT_LIKE = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 const BEARER = /(bearer[ .])[A-Za-z0-9._~+/=-]+/gi;
 
 export function redactText(s: string): string {
-  return s.replace(JWT_LIKE, '[redacted]').replace(BEARER, '$1[redacted]');
+  return s.replace(JWT_LIKE, REDACTED).replace(BEARER, `$1${REDACTED}`);
 }
