@@ -1,4 +1,4 @@
-import { type Logger, REDACT_KEYS, redactText } from '../server/logger.js';
+import { type Logger, REDACT_KEYS, REDACTED, redactText } from '../server/logger.js';
 
 /**
  * The Worker's logger: one JSON line per entry through console.log (Workers Logs and `wrangler tail`
@@ -13,7 +13,6 @@ export type LogLevel = keyof typeof LEVELS;
 /** Where the lines go; console.log unless a test captures them. */
 export type LogSink = (line: string) => void;
 
-const REDACTED = '[redacted]';
 const SECRET_KEYS = new Set(REDACT_KEYS.map((k) => k.toLowerCase()));
 const MAX_DEPTH = 8;
 const MAX_STRING = 16 * 1024;
