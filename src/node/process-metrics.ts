@@ -13,7 +13,8 @@ export function collectProcessMetrics(metrics: Metrics): () => void {
   // 10 ms resolution: the lag that matters to hook calls is milliseconds and up.
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  const startTime = Math.round(Date.now() / 1000 - process.uptime());
+  // Floor: rounding up could put the start a fraction of a second in the future.
+  const startTime = Math.floor(Date.now() / 1000 - process.uptime());
   metrics.addCollector(() => {
     const cpu = process.cpuUsage();
     const mem = process.memoryUsage();
