@@ -3,7 +3,8 @@
  * this process drives one path, then the .cpuprofile is summarised (top self time by function and by
  * file/package).
  *
- *   npx tsx bench/profile.ts [--path ws|http|ws-stdio|bridge|ws-floor|http-floor|hono-floor] [--msg small|large] [--seconds 5]
+ *   npx tsx bench/profile.ts [--path ws|http|http-cc|ws-stdio|bridge|ws-floor|http-floor|hono-floor] [--msg small|large] [--seconds 5]
+ *   (`http-cc`: the Claude Code route, the small message as a PreToolUse)
  *                            [--conns 1|64] [--in-flight 64|1] [--cache on|off] [--top 30]
  *   npx tsx bench/profile.ts --summarise FILE.cpuprofile [--top 30]
  *   npx tsx bench/profile.ts --idle [--conns 2000] [--keep]   heap of idle WebSockets: what one connection keeps
@@ -298,7 +299,7 @@ async function main(): Promise<void> {
   const msg = flag('msg', 'small') as MessageName;
   const seconds = Number(flag('seconds', '5'));
   const conns = Number(
-    flag('conns', pathKind === 'http' || /^(http|hono)-floor$/.test(pathKind) ? '64' : '1'),
+    flag('conns', pathKind.startsWith('http') || /^(http|hono)-floor$/.test(pathKind) ? '64' : '1'),
   );
   const cache = flag('cache', 'on') !== 'off';
   const inFlight = Number(flag('in-flight', '64'));
@@ -328,7 +329,11 @@ async function main(): Promise<void> {
   const hook = pathKind === 'ws-stdio' ? STDIO_HOOK : MODULE_HOOK;
   const t = template(msg);
   let clients: Client[];
-  if (pathKind === 'http' || floor === 'http' || floor === 'hono') {
+  if (pathKind === 'http-cc') {
+    clients = [
+      new HttpClient('http cc', info.url, `${hookPath(hook)}/claude-code`, token, conns, 'claude-code'),
+    ];
+  } else if (pathKind === 'http' || floor === 'http' || floor === 'hono') {
     clients = [new HttpClient('http', info.url, hookPath(hook), token, conns)];
   } else {
     const url = `${info.url.replace(/^http/, 'ws')}${hookPath(hook)}/ws`;
