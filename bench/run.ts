@@ -24,6 +24,7 @@ import {
   STDIO_HOOK,
 } from './lib/config.js';
 import { forkTs, procCpuMicros, procRssBytes, type ServerChild, systemBusyMicros } from './lib/ipc.js';
+import { MCP_CALL_BYTES, McpHttpClient } from './lib/mcp-client.js';
 import { type MessageName, type MessageTemplate, template } from './lib/messages.js';
 import {
   type BenchReport,
@@ -35,6 +36,7 @@ import {
   type Target,
 } from './lib/report.js';
 import { median, percentile, sum } from './lib/stats.js';
+import { type Supergateway, startSupergateway, supergatewayMissing } from './lib/supergateway.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -102,6 +104,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const started: { kill(signal?: NodeJS.Signals): boolean; exitCode: number | null; pid?: number }[] = [];
 const extraPids: number[] = [];
+/** supergateway puts each session's MCP server in its own process group: on a hard exit, end those first. */
+let supergateway: Supergateway | undefined;
 
 /** CPU time of this process and every process it started (still running), in microseconds. */
 function ownCpuMicros(): number {
@@ -118,6 +122,15 @@ function ownCpuMicros(): number {
   return total;
 }
 process.on('exit', () => {
+  if (supergateway && supergateway.proc.exitCode === null) {
+    for (const pid of supergateway.descendants()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
   for (const p of started) if (p.exitCode === null) p.kill('SIGKILL');
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
@@ -153,9 +166,19 @@ function startNdjson(
   return { proc, stderr };
 }
 
+/** CPU time of a process the run started indirectly; 0 once it has exited (its time is lost then). */
+function cpuOrZero(pid: number): number {
+  try {
+    return procCpuMicros(pid);
+  } catch {
+    return 0;
+  }
+}
+
 // ---- paths -------------------------------------------------------------------------------------------
 
-type Group = 'floor' | 'hookgate' | 'auth';
+/** `baseline`: another tool doing the same job (supergateway), compared with, not a floor. */
+type Group = 'floor' | 'baseline' | 'hookgate' | 'auth';
 
 interface PathSpec {
   id: string;
@@ -173,6 +196,8 @@ interface PathSpec {
   procs: string[];
   counters?: ServerChild;
   skipped?: string;
+  /** Request bytes when the path sends its own body (not the message template's). */
+  bytes?: number;
 }
 
 interface WindowResult {
@@ -787,6 +812,41 @@ async function main(): Promise<void> {
   const httpN = (label: string, url: string, tok?: string) => new HttpClient(label, url, path, tok, N);
   const ccPath = `${path}/claude-code`;
 
+  // MCP tools/call: hookgate's MCP route against supergateway (stateful Streamable HTTP) in front of
+  // an MCP stdio server, both answered by the weather tool; the same raw-HTTP client on both sides.
+  const wantMcp = !ONLY || ONLY.includes('gw-mcp') || ONLY.includes('supergateway-mcp');
+  const gwMcpUrl = `${gwInfo.url}${path}/mcp`;
+  const [gwMcpSeq, gwMcpMany] = wantMcp
+    ? await Promise.all([
+        McpHttpClient.open('gw mcp', gwMcpUrl, token, 1),
+        McpHttpClient.open('gw mcp 64', gwMcpUrl, token, N),
+      ])
+    : [];
+  let sgSkipped = wantMcp ? supergatewayMissing(REPO_ROOT) : 'not selected (--only)';
+  let sgSeq: McpHttpClient | undefined;
+  let sgMany: McpHttpClient | undefined;
+  if (!sgSkipped) {
+    try {
+      const sg = await startSupergateway(REPO_ROOT);
+      supergateway = sg;
+      started.push(sg.proc);
+      [sgSeq, sgMany] = await Promise.all([
+        McpHttpClient.open('supergateway', sg.url, undefined, 1),
+        McpHttpClient.open('supergateway 64', sg.url, undefined, N),
+      ]);
+      if (!sgSeq.stateful || !sgMany.stateful) throw new Error('supergateway gave no Mcp-Session-Id');
+      // Each session's MCP stdio server (and its shell) started at initialize: the set is fixed now.
+      const sessionPids = sg.descendants();
+      extraPids.push(...sessionPids);
+      cpuSources.set('supergateway', () => procCpuMicros(sg.proc.pid!));
+      cpuSources.set('supergateway-stdio', () => sum(sessionPids.map(cpuOrZero)));
+      log(`supergateway ${sg.version} on ${sg.url}: 2 sessions, ${sessionPids.length} processes under it`);
+    } catch (err) {
+      sgSkipped = `skipped: supergateway failed (${err instanceof Error ? err.message : String(err)})`;
+      log(sgSkipped);
+    }
+  }
+
   const specs: PathSpec[] = [
     {
       id: 'stdio',
@@ -850,6 +910,31 @@ async function main(): Promise<void> {
       many: [new HttpClient('gw cc 64', gwInfo.url, ccPath, token, N, 'claude-code')],
       procs: ['gateway'],
       counters: gw,
+    },
+    {
+      id: 'supergateway-mcp',
+      label: `supergateway ${supergateway?.version ?? ''}: MCP tools/call, Streamable HTTP (stateful) → MCP stdio server`,
+      group: 'baseline',
+      msgs: ['small'],
+      floors: [],
+      bytes: MCP_CALL_BYTES,
+      seq: sgSeq,
+      many: sgMany ? [sgMany] : undefined,
+      procs: ['supergateway', 'supergateway-stdio'],
+      skipped: sgSkipped,
+    },
+    {
+      id: 'gw-mcp',
+      label: 'hookgate: MCP tools/call (MCP route) → module',
+      group: 'hookgate',
+      msgs: ['small'],
+      floors: ['supergateway-mcp'],
+      bytes: MCP_CALL_BYTES,
+      seq: gwMcpSeq,
+      many: gwMcpMany ? [gwMcpMany] : undefined,
+      procs: ['gateway'],
+      counters: gw,
+      skipped: wantMcp ? undefined : 'not selected (--only)',
     },
     {
       id: 'gw-ws',
@@ -1036,7 +1121,7 @@ async function main(): Promise<void> {
   if (machineLoad.otherCores > 0.2) {
     log(`note: other processes used ${machineLoad.otherCores.toFixed(2)} cores on average during the rounds`);
   }
-  const rows = cells.map((c) => figures(c, templates[c.msg].bytes));
+  const rows = cells.map((c) => figures(c, c.spec.bytes ?? templates[c.msg].bytes));
   addRatios(rows);
 
   // JWT: the same token on HTTP, with the default cache vs no cache; WebSocket verifies at upgrade only.
@@ -1076,6 +1161,7 @@ async function main(): Promise<void> {
     floorHttp.stop(),
     floorHono.stop(),
     cand?.stop(),
+    supergateway?.stop(),
   ]);
 
   const idle: IdleResult[] = [];

@@ -7,7 +7,7 @@ import { fmtBytes, fmtInt, fmtNum, fmtRatio } from './stats.js';
 export interface CellFigures {
   path: string;
   label: string;
-  group: 'floor' | 'hookgate' | 'auth';
+  group: 'floor' | 'baseline' | 'hookgate' | 'auth';
   msg: 'small' | 'large';
   bytes: number;
   samples: number;
@@ -106,7 +106,17 @@ export interface BenchReport {
   bridgeStderrTail?: string[];
 }
 
-const PACKAGES = ['hono', '@hono/node-server', 'ws', 'jose', 'zod', 'pino', 'tsx'];
+const PACKAGES = [
+  'hono',
+  '@hono/node-server',
+  'ws',
+  'jose',
+  'zod',
+  'pino',
+  'tsx',
+  '@modelcontextprotocol/sdk',
+  'supergateway',
+];
 
 export function machineInfo(repoRoot: string): MachineInfo {
   let cpuModel = cpus()[0]?.model ?? 'unknown';
@@ -143,6 +153,7 @@ const FLOOR_NAMES: Record<string, string> = {
   ws: 'ws',
   http: 'http',
   hono: 'Hono',
+  'supergateway-mcp': 'supergateway',
 };
 
 function floorName(floors: string[]): string {
@@ -330,6 +341,8 @@ ${renderTable(r.rows)}
 - **×floor**: ratio to the matching floor measured in the same run. Composite floors (stdio + ws)
   add latencies and CPU; their throughput is that of the two stages in series (1 / Σ 1/x).
   A latency or CPU ratio above 1 and a throughput ratio below 1 mean hookgate costs more.
+  The MCP row is compared with supergateway (stateful Streamable HTTP in front of an MCP stdio
+  server answering the same tool), another tool doing the same job rather than a floor.
 
 ## Targets
 
@@ -366,6 +379,14 @@ ${renderIdle(r.idle)}
   stdin/stdout (what PicoClaw does today); **ws** = a \`ws\` server; **http** = \`node:http\`;
   **Hono** = a Hono app on \`@hono/node-server\`. The network floors parse the message and answer
   with the result the weather hook gives (no auth, no policy, no hook code).
+- MCP \`tools/call\` (\`get_weather\`, Berlin): hookgate's MCP route (stateless, JSON answers, the
+  token in \`Authorization\`) against supergateway (\`--outputTransport streamableHttp --stateful
+  --logLevel none\`, held to 127.0.0.1) in front of \`bench/children/mcp-stdio-weather.ts\`, an MCP
+  SDK stdio server running the weather hook's own tool; supergateway answers as SSE. Both are
+  driven by the same raw-HTTP client with prebuilt bodies (\`bench/lib/mcp-client.ts\`): one
+  \`initialize\` per client, then \`Mcp-Session-Id\` on every call where the server gives one, and
+  every answer's text checked. CPU: the gateway process against supergateway plus its sessions'
+  processes (shell, MCP server).
 - hookgate paths use the same weather hook as a \`module\` backend (in the gateway's process) or as a
   \`stdio\` backend (a process the gateway hosts); the hook is granted \`conversation_access\`, so it
   receives the same payload as the stdio floor's hook. The bridge path is \`hookgate bridge\` as
