@@ -28,7 +28,7 @@ describe('mergesArguments: a host that merges rewrites key by key (Hermes)', () 
     const hook = hookWith({ modes: ['tool'], on_violation: 'deny', grants: { rewrite_tools: ['terminal'] } });
     const outcome = run(modify({ command: 'ls -l' }), true, hook);
     expect(outcome).toMatchObject({ result: { action: 'deny_tool' } });
-    expect((outcome as { result: { reason: string } }).result.reason).toContain('"timeout"');
+    expect(outcome.ok && String(outcome.result.reason)).toContain('"timeout"');
   });
 
   it('passes a granted rewrite that changes or adds arguments', () => {
