@@ -1,56 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { toHookRequest, toHostAnswer } from '../../../src/dialects/hermes/index.js';
+import { postTool, preLlm, preTool } from '../../helpers/hermes-payloads.js';
 
-/** Hermes's shell-hook stdin, as `agent/shell_hooks.py` `_serialize_payload` writes it. */
-const PRE_TOOL = {
-  hook_event_name: 'pre_tool_call',
-  tool_name: 'terminal',
-  tool_input: { command: 'ls' },
-  session_id: 'sess-1',
-  cwd: '/home/u/project',
-  profile: 'default',
-  extra: {
-    task_id: 'task-1',
-    tool_call_id: 'call-1',
-    turn_id: 'turn-1',
-    api_request_id: 'api-1',
-    middleware_trace: [],
-  },
-};
-const POST_TOOL = {
-  hook_event_name: 'post_tool_call',
-  tool_name: 'terminal',
-  tool_input: { command: 'echo hello' },
-  session_id: 'test-session',
-  cwd: '/',
-  extra: {
-    task_id: 'test-task',
-    tool_call_id: 'test-call',
-    result: '{"output": "hello"}',
-    duration_ms: 42,
-    status: 'ok',
-  },
-};
-const PRE_LLM = {
-  hook_event_name: 'pre_llm_call',
-  tool_name: null,
-  tool_input: null,
-  session_id: 'test-session',
-  cwd: '/',
-  extra: {
-    task_id: 't',
-    turn_id: 'turn-2',
-    user_message: 'What is the weather?',
-    conversation_history: [
-      { role: 'user', content: 'hi' },
-      { role: 'assistant', content: 'hello' },
-    ],
-    is_first_turn: false,
-    model: 'gpt-4',
-    platform: 'cli',
-    sender_id: '',
-  },
-};
+const PRE_TOOL = preTool();
+const POST_TOOL = postTool();
+const PRE_LLM = preLlm();
 
 const opts = { requestId: 'req-1', now: '2026-11-23T00:00:00.000Z' };
 
