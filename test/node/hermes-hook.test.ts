@@ -111,12 +111,21 @@ describe('hookgate hermes-hook', () => {
   });
 
   describe('gateway failures', () => {
-    const unreachable = 'http://127.0.0.1:9/v1/tenants/acme/hooks/guard';
+    let unreachable: string;
+    beforeAll(async () => {
+      // A port nothing listens on (fetch refuses some low ports outright, which is not "down").
+      const s = createServer();
+      await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+      const { port } = s.address() as { port: number };
+      await new Promise((r) => s.close(r));
+      unreachable = `http://127.0.0.1:${port}/v1/tenants/acme/hooks/guard`;
+    });
 
     it('fail-open (default): nothing on stdout, exit 0, the reason on stderr', async () => {
       const r = await hermesHook(['--url', unreachable], payload);
       expect(r).toMatchObject({ code: 0, out: '' });
       expect(r.err).toContain('failing open');
+      expect(r.err).toContain('ECONNREFUSED');
     });
 
     it('--fail-closed: exit 2, the block on stdout and the reason on stderr', async () => {
