@@ -20,6 +20,11 @@ export interface HermesHookOptions {
   /** The whole firing (stdin, request, answer) must end within this. */
   timeoutMs: number;
   maxInputBytes: number;
+  /**
+   * The Hermes it runs under has no `modify` (0.19 and older read only `block` and drop anything
+   * else): a granted rewrite then blocks the call instead of letting it run unchanged.
+   */
+  noModify?: boolean;
 }
 
 export interface HermesHookResult {
@@ -67,6 +72,15 @@ function failure(opts: HermesHookOptions, why: string, event: string | undefined
   };
 }
 
+function withoutModify(answer: Record<string, unknown>): Record<string, unknown> {
+  if (answer.action !== 'modify') return answer;
+  return {
+    action: 'block',
+    message:
+      'hookgate: the hook rewrote this call, and this Hermes cannot apply a rewrite (no modify); not run',
+  };
+}
+
 async function errorText(res: Response): Promise<string> {
   const text = (await res.text()).slice(0, 2000);
   try {
@@ -110,8 +124,9 @@ export async function runHermesHook(
         const answer: unknown = JSON.parse(await res.text());
         if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
           return failure(opts, 'answer is not a JSON object', event);
+        const shown = opts.noModify ? withoutModify(answer as Record<string, unknown>) : answer;
         // `{}` is no decision; printing nothing says the same to every Hermes version.
-        const out = Object.keys(answer).length === 0 ? '' : `${JSON.stringify(answer)}\n`;
+        const out = Object.keys(shown).length === 0 ? '' : `${JSON.stringify(shown)}\n`;
         return { code: 0 as const, stdout: out, stderr: '' };
       })(),
     ]);

@@ -12,9 +12,15 @@ const GATEWAY_MARGIN_MS = 1000;
  * deadline plus a margin); Hermes's `timeout` (whole seconds) sits above that so the command always
  * ends by itself. `fail_closed: true` and `--fail-closed` on pre_tool_call when the hook fails
  * closed (Hermes otherwise goes on when the gateway cannot be reached); Hermes reads it there only.
+ * `noModify` adds `--no-modify` for Hermes releases without `modify` (0.19 and older).
  * Strings are JSON-quoted, which YAML reads as double-quoted scalars.
  */
-export function hermesHooksYaml(hook: HookRuntime, baseUrl: string, command = 'hookgate'): string {
+export function hermesHooksYaml(
+  hook: HookRuntime,
+  baseUrl: string,
+  opts: { command?: string; noModify?: boolean } = {},
+): string {
+  const command = opts.command ?? 'hookgate';
   const url = `${baseUrl.replace(/\/+$/, '')}/v1/tenants/${encodeURIComponent(hook.tenant)}/hooks/${encodeURIComponent(hook.name)}`;
   const timeoutMs = hook.timeoutMs + GATEWAY_MARGIN_MS;
   const timeout = Math.min(300, Math.ceil(timeoutMs / 1000) + 2);
@@ -27,6 +33,7 @@ export function hermesHooksYaml(hook: HookRuntime, baseUrl: string, command = 'h
     const closed = event === 'pre_tool_call' && hook.onFailure === 'closed';
     const argv = [command, 'hermes-hook', '--url', url, '--timeout-ms', String(timeoutMs)];
     if (closed) argv.push('--fail-closed');
+    if (opts.noModify && event === 'pre_tool_call') argv.push('--no-modify');
     lines.push(`  ${event}:`);
     lines.push(`    - command: ${JSON.stringify(argv.join(' '))}`);
     lines.push(`      timeout: ${timeout}`);

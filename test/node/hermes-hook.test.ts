@@ -99,6 +99,17 @@ describe('hookgate hermes-hook', () => {
     expect(JSON.parse(r.out)).toEqual({ action: 'modify', args: { command: 'ls -a' } });
   });
 
+  it('--no-modify: a granted rewrite blocks instead (for Hermes without modify); a deny still blocks', async () => {
+    recorder().answer = (_m: string, p: any) => ({
+      action: 'modify',
+      call: { ...p, arguments: { command: 'ls -a' } },
+    });
+    const r = await hermesHook(['--url', hookUrl('guard'), '--no-modify'], payload);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ action: 'block' });
+    expect(JSON.parse(r.out).message).toContain('cannot apply a rewrite');
+  });
+
   it('no decision → prints nothing, exit 0', async () => {
     const r = await hermesHook(['--url', hookUrl('guard')], payload);
     expect(r).toMatchObject({ code: 0, out: '', err: '' });

@@ -83,6 +83,12 @@ describe('hookgate setup hermes', () => {
     expect(hooks.pre_tool_call[0].command).toContain('http://127.0.0.1:8787/v1/tenants/acme/hooks/all');
   });
 
+  it('--hermes-no-modify adds --no-modify to pre_tool_call only', async () => {
+    const hooks = parse((await run(['--hook', 'guard', '--hermes-no-modify'])).out).hooks;
+    expect(hooks.pre_tool_call[0].command).toMatch(/ --fail-closed --no-modify$/);
+    expect(hooks.post_tool_call[0].command).not.toContain('--no-modify');
+  });
+
   it('names the host in its usage errors', async () => {
     const r = await run([]);
     expect(r.code).toBe(2);

@@ -36,11 +36,13 @@ export function hermesRouteUrl(raw: string): string {
 export const hermesHook = defineCommand({
   name: 'hermes-hook',
   summary: "a Hermes shell hook: Hermes's JSON on stdin to the gateway, Hermes's answer on stdout",
-  help: `usage: hookgate hermes-hook --url URL [--fail-closed] [--timeout-ms N]
+  help: `usage: hookgate hermes-hook --url URL [--fail-closed] [--no-modify] [--timeout-ms N]
   --url URL        the hook's URL: http(s)://HOST/v1/tenants/{tenant}/hooks/{hook} (…/hermes also accepted)
   --fail-closed    on any gateway failure exit 2 with the reason (and a block for pre_tool_call);
                    pair it with fail_closed: true in Hermes's config. Without it a failure prints
                    nothing and exits 0, and Hermes goes on as without the hook.
+  --no-modify      for Hermes without {"action":"modify"} (0.19 and older ignore it and run the
+                   call unchanged): a granted rewrite blocks the call instead
   --timeout-ms N   the most the whole call may take (default 10000); keep it under the entry's
                    Hermes timeout (seconds)
   token: environment variable ${TOKEN_ENV} (never a flag)
@@ -48,6 +50,7 @@ hookgate setup hermes prints the config.yaml hooks block.`,
   flags: {
     url: { type: 'string' },
     'fail-closed': { type: 'boolean' },
+    'no-modify': { type: 'boolean' },
     'timeout-ms': { type: 'string' },
   },
   refuse: {
@@ -64,7 +67,8 @@ hookgate setup hermes prints the config.yaml hooks block.`,
     // a failure like any other: the hook's fail-closed setting decides, not a usage error.
     const token = (io.env[TOKEN_ENV] ?? '').trim().replace(/^bearer\s+/i, '');
     const failClosed = values['fail-closed'] === true;
-    const opts = { url, token, failClosed, timeoutMs, maxInputBytes: MAX_INPUT_BYTES };
+    const noModify = values['no-modify'] === true;
+    const opts = { url, token, failClosed, noModify, timeoutMs, maxInputBytes: MAX_INPUT_BYTES };
     const result = await runHermesHook(process.stdin, opts);
     if (result.stdout) io.stdout.write(result.stdout);
     if (result.stderr) io.stderr.write(result.stderr);

@@ -12,11 +12,13 @@ export const setup = defineCommand({
   name: 'setup',
   summary:
     "print a host's settings for one hook (claude-code: the .claude/settings.json hooks block; hermes: the config.yaml hooks block)",
-  help: `usage: hookgate setup claude-code|hermes [--config FILE] --tenant T --hook H [--url BASE]
+  help: `usage: hookgate setup claude-code|hermes [--config FILE] --tenant T --hook H [--url BASE] [--hermes-no-modify]
 ${CONFIG_HELP}
   --tenant T      the tenant
   --hook H        the hook; only the events its modes cover are sent to it
   --url BASE      the gateway's URL as the host reaches it (default: the config's host and port)
+  --hermes-no-modify  hermes: the Hermes release has no modify (0.19 and older); a granted rewrite
+                  then blocks the call instead of being ignored
 claude-code: prints the "hooks" block on stdout (timeouts above the hook's deadlines, onFailure:
 "block" on the guarding events when the hook fails closed or decides approvals) and on stderr how to
 give the host its token (${TOKEN_ENV}, expanded by Claude Code through allowedEnvVars).
@@ -28,6 +30,7 @@ environment.`,
     tenant: { type: 'string' },
     hook: { type: 'string' },
     url: { type: 'string' },
+    'hermes-no-modify': { type: 'boolean' },
   },
   maxPositionals: 1,
   async run({ values, positionals }, io) {
@@ -51,7 +54,7 @@ environment.`,
     const { host: h, port } = config.server;
     const base = values.url ?? `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
     if (host === 'hermes') {
-      io.stdout.write(hermesHooksYaml(hook, base));
+      io.stdout.write(hermesHooksYaml(hook, base, { noModify: values['hermes-no-modify'] === true }));
       io.stderr.write(
         `put this "hooks:" block in Hermes's config.yaml, export ${TOKEN_ENV} where Hermes runs ` +
           `(hookgate token --config ${file} --tenant ${values.tenant} --hooks ${values.hook}) ` +

@@ -62,16 +62,19 @@ describe.skipIf(!hermesInstalled)(`Hermes ${HERMES_VERSION} through hookgate`, (
     recorder().answer = () => ({ action: 'continue' });
   });
 
-  const yamlFor = (hook: string, base = gw.url) =>
-    hermesHooksYaml(gw.config.tenants.get('acme')!.hooks.get(hook)!, base, HOOKGATE_COMMAND);
+  const yamlFor = (hook: string, base = gw.url, noModify = false) =>
+    hermesHooksYaml(gw.config.tenants.get('acme')!.hooks.get(hook)!, base, {
+      command: HOOKGATE_COMMAND,
+      noModify,
+    });
   const fire = (
     hook: string,
-    extra: { token?: string; base?: string; payload?: Record<string, unknown> } = {},
+    extra: { token?: string; base?: string; payload?: Record<string, unknown>; noModify?: boolean } = {},
   ) =>
     hooksTest({
       event: 'pre_tool_call',
       tool: 'terminal',
-      hooksYaml: yamlFor(hook, extra.base),
+      hooksYaml: yamlFor(hook, extra.base, extra.noModify),
       token: extra.token ?? token,
       payload: extra.payload,
     });
@@ -104,6 +107,16 @@ describe.skipIf(!hermesInstalled)(`Hermes ${HERMES_VERSION} through hookgate`, (
     expect(JSON.parse(run.hookStdout!)).toEqual({ action: 'modify', args: { command: 'echo safe' } });
     // Hermes 0.19's _parse_response knows block only; later releases merge `args` (see docs/hosts/hermes.md).
     expect(run.parsed).toBeNull();
+  });
+
+  it('with --no-modify (setup hermes --hermes-no-modify) a granted rewrite blocks the call instead', async () => {
+    recorder().answer = (_m: string, p: any) => ({
+      action: 'modify',
+      call: { ...p, arguments: { command: 'echo safe' } },
+    });
+    const run = await fire('granted', { noModify: true });
+    expect(run.parsed).toMatchObject({ action: 'block' });
+    expect(String(run.parsed!.message)).toContain('cannot apply a rewrite');
   });
 
   it('a rewrite that removes an argument is refused by the gateway and audited with dialect "hermes"', async () => {
