@@ -3,7 +3,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hermesHooksYaml } from '../../../src/node/setup-hermes.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
-import { HERMES_BIN, HERMES_VERSION, HOOKGATE_COMMAND, hermesInstalled, hooksTest } from './run-hermes.js';
+import { startFakeModel } from './fake-openai.js';
+import {
+  HERMES_BIN,
+  HERMES_VERSION,
+  HOOKGATE_COMMAND,
+  hermesInstalled,
+  hooksTest,
+  oneShot,
+} from './run-hermes.js';
 
 /**
  * The real Hermes Agent (pinned in scripts/hosts/install-hermes.sh) firing `hookgate hermes-hook`
@@ -155,5 +163,59 @@ describe.skipIf(!hermesInstalled)(`Hermes ${HERMES_VERSION} through hookgate`, (
     expect(run.parsed).toMatchObject({ action: 'block' });
     expect(String(run.parsed!.message)).toContain('HTTP 401');
     expect(recorder().calls).toEqual([]);
+  });
+});
+
+describe.skipIf(!hermesInstalled)(`Hermes ${HERMES_VERSION} headless (hermes -z) through hookgate`, () => {
+  let gw: TestGateway;
+  const marker = () => Math.random().toString(16).slice(2, 12);
+
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      tenants: { acme: tenantDoc({ plain: { ...rec, modes: ['tool'] } }) },
+    });
+  });
+  afterAll(() => gw?.close());
+  beforeEach(() => {
+    recorder().calls.length = 0;
+    recorder().answer = () => ({ action: 'continue' });
+  });
+
+  const run = async (command: string) => {
+    const model = await startFakeModel(command);
+    try {
+      const hooksYaml = hermesHooksYaml(gw.config.tenants.get('acme')!.hooks.get('plain')!, gw.url, {
+        command: HOOKGATE_COMMAND,
+      });
+      const out = await oneShot({ modelUrl: model.url, hooksYaml, token: await gw.token() });
+      return { ...out, toolResults: model.toolResults };
+    } finally {
+      await model.close();
+    }
+  };
+
+  it('a hook denies the model’s terminal call: it does not run, the model reads the reason', async () => {
+    const m = marker();
+    recorder().answer = (method) =>
+      method === 'hook.before_tool'
+        ? { action: 'deny_tool', reason: `E2E-DENY-${m}` }
+        : { action: 'continue' };
+    const r = await run(`echo ran-${m}`);
+    expect(r.toolResults).toHaveLength(1);
+    expect(r.toolResults[0]).toContain(`E2E-DENY-${m}`);
+    expect(r.toolResults[0]).not.toContain(`ran-${m}`);
+    expect(recorder().calls[0]).toMatchObject({
+      method: 'hook.before_tool',
+      params: { tool: 'terminal', arguments: { command: `echo ran-${m}` } },
+    });
+  });
+
+  it('no decision: the call runs, and the hook sees its result (post_tool_call → after_tool)', async () => {
+    const m = marker();
+    const r = await run(`echo ran-${m}`);
+    expect(r.toolResults).toHaveLength(1);
+    expect(r.toolResults[0]).toContain(`ran-${m}`);
+    const after = recorder().calls.find((c) => c.method === 'hook.after_tool');
+    expect(after?.params.result.for_llm).toContain(`ran-${m}`);
   });
 });
