@@ -56,3 +56,20 @@ const PRE_LLM_ = {
 export const preTool = (): Record<string, any> => structuredClone(PRE_TOOL_);
 export const postTool = (): Record<string, any> => structuredClone(POST_TOOL_);
 export const preLlm = (): Record<string, any> => structuredClone(PRE_LLM_);
+
+/** pre_tool_call stdin captured from Hermes 0.19.0 run headless (`hermes -z`), ids as they came. */
+export const CAPTURED_PRE_TOOL_0_19 = {
+  hook_event_name: 'pre_tool_call',
+  tool_name: 'terminal',
+  tool_input: { command: 'echo hookgate-probe' },
+  session_id: '20261123_144500_8e45b2',
+  cwd: '/tmp/hermes-run/proj',
+  extra: {
+    task_id: 'b6fb1f6b-9260-44b3-8387-a437f4f1a5cc',
+    tool_call_id: 'call_1',
+    turn_id: '20261123_144500_8e45b2:b6fb1f6b-9260-44b3-8387-a437f4f1a5cc:a2eec539',
+    api_request_id: '20261123_144500_8e45b2:b6fb1f6b-9260-44b3-8387-a437f4f1a5cc:a2eec539:api:1',
+    middleware_trace: [],
+    telemetry_schema_version: 'hermes.observer.v1',
+  },
+} as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toHookRequest, toHostAnswer } from '../../../src/dialects/hermes/index.js';
-import { postTool, preLlm, preTool } from '../../helpers/hermes-payloads.js';
+import { CAPTURED_PRE_TOOL_0_19, postTool, preLlm, preTool } from '../../helpers/hermes-payloads.js';
 
 const PRE_TOOL = preTool();
 const POST_TOOL = postTool();
@@ -30,6 +30,15 @@ describe('Hermes requests → hook calls', () => {
       },
       tool: 'terminal',
       arguments: { command: 'ls' },
+    });
+  });
+
+  it('reads the pre_tool_call captured from Hermes 0.19.0 headless', () => {
+    const r = call(structuredClone(CAPTURED_PRE_TOOL_0_19) as unknown as Record<string, unknown>);
+    expect(r.params).toMatchObject({
+      meta: { SessionKey: '20261123_144500_8e45b2', TurnID: CAPTURED_PRE_TOOL_0_19.extra.turn_id },
+      tool: 'terminal',
+      arguments: { command: 'echo hookgate-probe' },
     });
   });
 
