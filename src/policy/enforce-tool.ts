@@ -37,6 +37,7 @@ export function enforceBeforeTool(
   policy: EffectivePolicy,
   original: Record<string, unknown>,
   answer: DecodedInterceptor,
+  host: { mergesArguments?: boolean } = {},
 ): Enforced {
   const tool = toolOf(original);
   if (answer.action === 'respond') {
@@ -82,13 +83,20 @@ export function enforceBeforeTool(
   }
   let finalArgs = original.arguments;
   if (argsChanged) {
-    if (policy.rewritable.has(tool) && policy.rewritable.has(finalTool)) finalArgs = newArgs;
-    else
+    const dropped = host.mergesArguments ? droppedKeys(original.arguments, newArgs) : [];
+    if (!(policy.rewritable.has(tool) && policy.rewritable.has(finalTool)))
       violations.push({
         rule: 'rewrite_arguments_not_granted',
         tool,
         detail: `hook may not rewrite arguments of tool "${tool}"`,
       });
+    else if (dropped.length > 0)
+      violations.push({
+        rule: 'rewrite_removes_argument',
+        tool,
+        detail: `the host merges rewrites and cannot remove argument(s) ${dropped.map((k) => JSON.stringify(k)).join(', ')} of tool "${tool}"`,
+      });
+    else finalArgs = newArgs;
   }
   if (violations.length > 0 && policy.hook.onViolation === 'deny') return refuse(policy, violations);
   if (finalTool === tool && finalArgs === original.arguments) return { result: continueAnswer(), violations };
@@ -98,6 +106,12 @@ export function enforceBeforeTool(
   const out: Record<string, unknown> = { action: answer.action, call: outCall };
   if (answer.reason) out.reason = answer.reason;
   return { result: out, violations };
+}
+
+/** Top-level keys of the original arguments that a rewrite leaves out. */
+function droppedKeys(original: unknown, rewritten: unknown): string[] {
+  if (!isPlainObject(original) || !isPlainObject(rewritten)) return [];
+  return Object.keys(original).filter((k) => !Object.hasOwn(rewritten, k));
 }
 
 /**

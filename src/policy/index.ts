@@ -22,6 +22,12 @@ export interface HostTraits {
    * only approval and this is false.
    */
   hostApproves?: boolean;
+  /**
+   * The host merges a before_tool rewrite into the call's arguments key by key (Hermes), so a
+   * rewrite can change or add an argument but never remove one. A rewrite that removes one is
+   * refused (`rewrite_removes_argument`) rather than applied as something the hook did not say.
+   */
+  mergesArguments?: boolean;
 }
 
 /**
@@ -80,7 +86,7 @@ export function applyPolicy(
       case Method.AfterLlm:
         return { ok: true, ...enforceAfterLlm(policy, original, shown, answer) };
       case Method.BeforeTool:
-        return { ok: true, ...enforceBeforeTool(policy, original, answer) };
+        return { ok: true, ...enforceBeforeTool(policy, original, answer, host) };
       case Method.AfterTool:
         return { ok: true, ...enforceAfterTool(policy, original, answer) };
       default:

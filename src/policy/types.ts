@@ -13,6 +13,8 @@ export type PolicyRule =
   | 'rewrite_model_not_granted'
   | 'rename_not_granted'
   | 'rewrite_arguments_not_granted'
+  /** A rewrite that drops an argument, for a host that merges rewrites (HostTraits.mergesArguments). */
+  | 'rewrite_removes_argument'
   | 'rewrite_results_not_granted'
   | 'rewrite_llm_response_not_granted'
   | 'tool_calls_id_only'

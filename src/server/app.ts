@@ -11,6 +11,7 @@ import { answerClaudeCode } from './claude-code-route.js';
 import { type DocsAssetsLoader, docsRoutes } from './docs.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
+import { answerHermes } from './hermes-route.js';
 import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import { mcpRoute } from './mcp-route.js';
@@ -54,7 +55,7 @@ function limitDoc(spec: LimitSpec): Record<string, number> {
 type Env = { Variables: AuthVariables & { idSent?: boolean } };
 
 /** Every host protocol a hook answers; describe lists them. */
-const DIALECTS = ['picoclaw', 'claude-code'] as const;
+const DIALECTS = ['picoclaw', 'claude-code', 'hermes'] as const;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -284,6 +285,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.post(`${base}/claude-code`, access, (c) =>
     answerClaudeCode(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
+  );
+
+  app.post(`${base}/hermes`, access, (c) =>
+    answerHermes(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
   );
 
   return app;

@@ -61,9 +61,9 @@ const HookDescription = z
       tenant: LimitSpecDoc.optional(),
     }),
     backend: z.object({ type: z.enum(['stdio', 'module', 'http']), ready: z.boolean() }),
-    dialects: z.array(z.enum(['picoclaw', 'claude-code'])).openapi({
+    dialects: z.array(z.enum(['picoclaw', 'claude-code', 'hermes'])).openapi({
       description:
-        'Host protocols this hook answers: picoclaw on this route and /ws, claude-code on /claude-code',
+        'Host protocols this hook answers: picoclaw on this route and /ws, claude-code on /claude-code, hermes on /hermes',
     }),
     mcp: z.string().openapi({
       description: "Path of the hook's MCP endpoint (its tools as an MCP server)",
@@ -118,6 +118,42 @@ const ClaudeCodeHookAnswer = z
       .optional(),
   })
   .openapi('ClaudeCodeHookAnswer', { description: '{} is no decision' });
+
+const HermesHookInput = z
+  .object({
+    hook_event_name: z.string().openapi({
+      example: 'pre_tool_call',
+      description:
+        'pre_tool_call → hook.before_tool, post_tool_call → hook.after_tool, pre_llm_call → hook.before_llm; ' +
+        'every other event → hook.runtime_event (observe mode), answered {}',
+    }),
+    tool_name: z.string().nullable().optional().openapi({ example: 'terminal' }),
+    tool_input: z.record(z.string(), z.unknown()).nullable().optional(),
+    session_id: z.string().optional(),
+    cwd: z.string().optional(),
+    extra: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        "the event's other arguments (turn_id, result, duration_ms, user_message, conversation_history, …)",
+    }),
+  })
+  .passthrough()
+  .openapi('HermesHookInput', {
+    description: "Hermes's shell-hook stdin, as `hookgate hermes-hook` forwards it",
+  });
+
+const HermesHookAnswer = z
+  .object({
+    action: z.enum(['block', 'modify']).optional(),
+    message: z.string().optional().openapi({ description: 'block: the tool result the model reads' }),
+    args: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        'modify: the complete arguments after a granted rewrite (Hermes merges them key by key; a rewrite that removes a key is refused)',
+    }),
+    context: z.string().optional().openapi({
+      description: 'pre_llm_call: text appended to the user message; only for hooks with conversation_access',
+    }),
+  })
+  .openapi('HermesHookAnswer', { description: '{} is no decision' });
 
 const McpMessage = z
   .object({
@@ -269,6 +305,46 @@ export const routes = {
       400: {
         description:
           'Not a Claude Code hook body (not JSON, no hook_event_name, no tool_name for a tool event)',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      ...authErrors,
+      413: {
+        description: 'Body over server.max_body_bytes',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      429: {
+        description: 'A call over a tenant or hook limit; Retry-After says when to try again',
+        headers: z.object({
+          'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }),
+        }),
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+    },
+  }),
+  hermes: createRoute({
+    operationId: 'callHookHermes',
+    method: 'post',
+    path: '/v1/tenants/{tenant}/hooks/{hook}/hermes',
+    summary:
+      "Hermes shell hooks: any event, answered with what the shell hook prints, under the hook's grants",
+    description:
+      'Called by `hookgate hermes-hook` (a Hermes shell hook; `hookgate setup hermes` prints the config). ' +
+      "An authenticated call is always answered 200: when the hook is down, slow or answers garbage, with its declared failure answer in Hermes's shape " +
+      '(on_failure: closed → pre_tool_call block). Auth, size and rate-limit errors keep their status; ' +
+      'the shell hook then fails closed or open as configured. See docs/hosts/hermes.md for the whole mapping.',
+    security: [{ bearer: [] }],
+    request: {
+      params: HookParams,
+      body: { required: true, content: { 'application/json': { schema: HermesHookInput } } },
+    },
+    responses: {
+      200: {
+        description: "The answer in Hermes's shape, after policy",
+        content: { 'application/json': { schema: HermesHookAnswer } },
+      },
+      400: {
+        description:
+          'Not a Hermes hook payload (not JSON, no hook_event_name, no tool_name for a tool event)',
         content: { 'application/json': { schema: ErrorBody } },
       },
       ...authErrors,

@@ -22,6 +22,7 @@ describe('openapi/openapi.json', () => {
       '/readyz',
       '/v1/tenants/{tenant}/hooks/{hook}',
       '/v1/tenants/{tenant}/hooks/{hook}/claude-code',
+      '/v1/tenants/{tenant}/hooks/{hook}/hermes',
       '/v1/tenants/{tenant}/hooks/{hook}/mcp',
       '/v1/tenants/{tenant}/hooks/{hook}/ws',
     ]);

@@ -1,6 +1,7 @@
 import { bridge } from './bridge.js';
 import { checkConfig } from './check-config.js';
 import type { Command } from './command.js';
+import { hermesHook } from './hermes-hook.js';
 import { init } from './init.js';
 import { keygen } from './keygen.js';
 import { serve } from './serve.js';
@@ -12,4 +13,13 @@ import { token } from './token.js';
  * folder exporting `defineCommand({...})`, and its name in this list.
  */
 // `any`: each command has its own flag types.
-export const commands: readonly Command<any>[] = [serve, token, checkConfig, bridge, setup, keygen, init];
+export const commands: readonly Command<any>[] = [
+  serve,
+  token,
+  checkConfig,
+  bridge,
+  hermesHook,
+  setup,
+  keygen,
+  init,
+];

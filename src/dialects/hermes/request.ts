@@ -1,0 +1,135 @@
+import { isPlainObject } from '../../policy/equal.js';
+import { type CallMethod, Method } from '../../protocol/methods.js';
+
+/**
+ * Hermes shell-hook payload → one hook call on the PicoClaw methods. Pure: the caller passes the
+ * request id and the clock. Hermes writes `{hook_event_name, tool_name, tool_input, session_id,
+ * cwd, extra}` for every event, `extra` holding the event's other arguments (docs/hosts/hermes.md).
+ */
+
+/** The events that become a call; every other event is a runtime event for observers. */
+export const CALL_EVENTS = {
+  pre_tool_call: Method.BeforeTool,
+  post_tool_call: Method.AfterTool,
+  pre_llm_call: Method.BeforeLlm,
+} as const satisfies Record<string, CallMethod>;
+
+export type CallEvent = keyof typeof CALL_EVENTS;
+
+export type HookRequest =
+  | {
+      kind: 'call';
+      event: CallEvent;
+      method: CallMethod;
+      params: Record<string, unknown>;
+      /** The tool's arguments as Hermes sent them, to complete a rewrite. */
+      toolInput?: Record<string, unknown>;
+    }
+  | { kind: 'event'; event: string; params: Record<string, unknown> }
+  | { kind: 'invalid'; why: string };
+
+export interface RequestOptions {
+  /** Becomes the runtime event's id. */
+  requestId: string;
+  /** ISO time for the runtime event. */
+  now: string;
+}
+
+const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function extraOf(body: Record<string, unknown>): Record<string, unknown> {
+  const extra = own(body, 'extra');
+  return isPlainObject(extra) ? extra : {};
+}
+
+/** PicoClaw's HookMeta (PascalCase, all seven keys): Hermes's session and turn ids. */
+function meta(body: Record<string, unknown>, tracePath: string): Record<string, unknown> {
+  return {
+    AgentID: '',
+    TurnID: str(own(extraOf(body), 'turn_id')),
+    ParentTurnID: '',
+    SessionKey: str(own(body, 'session_id')),
+    Iteration: 0,
+    TracePath: tracePath,
+    Source: 'hermes',
+  };
+}
+
+export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest {
+  if (!isPlainObject(body)) return { kind: 'invalid', why: 'body is not a JSON object' };
+  const event = own(body, 'hook_event_name');
+  if (typeof event !== 'string' || event === '') {
+    return { kind: 'invalid', why: 'hook_event_name is missing' };
+  }
+  const extra = own(body, 'extra');
+  if (extra !== undefined && extra !== null && !isPlainObject(extra))
+    return { kind: 'invalid', why: 'extra is not an object' };
+  if (!Object.hasOwn(CALL_EVENTS, event))
+    return { kind: 'event', event, params: runtimeEvent(event, body, opts) };
+  const callEvent = event as CallEvent;
+  const method = CALL_EVENTS[callEvent];
+  if (callEvent === 'pre_llm_call') return llmCall(body);
+  const name = own(body, 'tool_name');
+  if (typeof name !== 'string' || name === '') return { kind: 'invalid', why: 'tool_name is missing' };
+  const input = own(body, 'tool_input');
+  // Hermes sends null when the tool's args are not a dict.
+  if (input !== undefined && input !== null && !isPlainObject(input)) {
+    return { kind: 'invalid', why: 'tool_input is not an object' };
+  }
+  const toolInput = isPlainObject(input) ? input : {};
+  const params: Record<string, unknown> = {
+    meta: meta(body, callEvent === 'pre_tool_call' ? 'turn.tool.before' : 'turn.tool.after'),
+    tool: name,
+    arguments: toolInput,
+  };
+  if (callEvent === 'pre_tool_call') return { kind: 'call', event: callEvent, method, params, toolInput };
+  const x = extraOf(body);
+  const result = own(x, 'result');
+  params.result = {
+    // Hermes stringifies the tool's return value; anything else is shown as JSON.
+    for_llm: typeof result === 'string' ? result : JSON.stringify(result ?? null),
+    silent: false,
+    is_error: own(x, 'status') === 'error',
+    async: false,
+  };
+  const ms = own(x, 'duration_ms');
+  // PicoClaw's after_tool duration is in nanoseconds.
+  params.duration = typeof ms === 'number' && Number.isFinite(ms) ? Math.round(ms * 1e6) : 0;
+  return { kind: 'call', event: callEvent, method, params, toolInput };
+}
+
+/**
+ * pre_llm_call: the request about to go to the model, as the history plus the user's message.
+ * Minimisation withholds the text unless the hook has conversation_access.
+ */
+function llmCall(body: Record<string, unknown>): HookRequest {
+  const x = extraOf(body);
+  const history = own(x, 'conversation_history');
+  const messages = Array.isArray(history) ? history.filter(isPlainObject) : [];
+  const user = own(x, 'user_message');
+  if (typeof user === 'string') messages.push({ role: 'user', content: user });
+  return {
+    kind: 'call',
+    event: 'pre_llm_call',
+    method: Method.BeforeLlm,
+    params: { meta: meta(body, 'turn.llm.request'), model: str(own(x, 'model')), messages },
+  };
+}
+
+/**
+ * Every other event, as a PicoClaw runtime event. Its kind is unknown to the gateway's minimisation,
+ * so without conversation_access every string of the payload is withheld; the session id travels
+ * in the scope.
+ */
+function runtimeEvent(event: string, body: Record<string, unknown>, opts: RequestOptions) {
+  return {
+    id: opts.requestId,
+    kind: `hermes.${event}`,
+    time: opts.now,
+    source: { component: 'hermes', name: str(own(body, 'profile')) },
+    scope: { session_key: str(own(body, 'session_id')), turn_id: str(own(extraOf(body), 'turn_id')) },
+    correlation: {},
+    payload: body,
+  };
+}

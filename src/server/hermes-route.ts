@@ -1,0 +1,53 @@
+import type { Context } from 'hono';
+import { DIALECT, toHookRequest, toHostAnswer } from '../dialects/hermes/index.js';
+import { Refusal } from '../limits/types.js';
+import { failureAnswer } from '../policy/index.js';
+import { Method } from '../protocol/methods.js';
+import type { AuthVariables } from './auth.js';
+import { readBodyLimited } from './body.js';
+import { httpError, rateLimited } from './errors.js';
+import type { Gateway } from './gateway.js';
+
+/**
+ * POST .../{hook}/hermes: one Hermes shell-hook payload (any event, as `hookgate hermes-hook`
+ * forwards it) through the gateway's call path, answered with what the shell hook prints. An
+ * authenticated call whose hook is down, slow or wrong gets 200 with the hook's declared failure
+ * answer in Hermes's shape; only what the gateway cannot answer for the hook (a body that is not
+ * Hermes's, over the size limit, over a rate limit) gets an HTTP error, and the shell hook's
+ * fail-closed setting decides.
+ */
+export async function answerHermes(
+  c: Context<{ Variables: AuthVariables }>,
+  gateway: Gateway,
+  maxBodyBytes: number,
+  answer: (text: string) => Response,
+): Promise<Response> {
+  const text = await readBodyLimited(c, maxBodyBytes);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw httpError(400, 'bad_request', 'body is not valid JSON');
+  }
+  const hook = c.get('hook');
+  const requestId = c.get('requestId');
+  const request = toHookRequest(body, { requestId, now: new Date().toISOString() });
+  if (request.kind === 'invalid')
+    throw httpError(400, 'bad_request', `not a Hermes hook call: ${request.why}`);
+  if (request.kind === 'event') {
+    gateway.notify(hook, Method.RuntimeEvent, request.params);
+    return answer('{}');
+  }
+  // Hermes has no approval a verdict could skip, and merges a rewrite into the arguments.
+  const origin = { dialect: DIALECT, hostApproves: false, mergesArguments: true, requestId };
+  const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
+  if (result instanceof Refusal) throw rateLimited(result);
+  const access = hook.grants.conversationAccess;
+  try {
+    return answer(JSON.stringify(toHostAnswer(request, result, access)));
+  } catch {
+    // An answer too deep to serialise is a bad answer: the declared failure answer instead.
+    const fallback = failureAnswer(hook, request.method, 'answer could not be serialised');
+    return answer(JSON.stringify(toHostAnswer(request, fallback, access)));
+  }
+}

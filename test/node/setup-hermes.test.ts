@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { main } from '../../src/node/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-hermes-'));
+const config = join(dir, 'hookgate.yaml');
+process.env.HOOKGATE_SETUP_HERMES_SECRET = 'setup-test-secret-0123456789-abcdefghijkl';
+const module = { type: 'module', module: 'x.js' };
+writeFileSync(
+  config,
+  JSON.stringify({
+    server: { host: '127.0.0.1', port: 8787 },
+    tenants: {
+      acme: {
+        auth: { keys: [{ alg: 'HS256', secret: 'env:HOOKGATE_SETUP_HERMES_SECRET' }] },
+        hooks: {
+          guard: { backend: module, modes: ['tool'], on_failure: 'closed', timeout_ms: 4000 },
+          all: { backend: module, modes: ['observe', 'llm', 'tool'], on_failure: 'open' },
+        },
+      },
+    },
+  }),
+);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(args: string[]) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (b) => {
+    out += b;
+  });
+  stderr.on('data', (b) => {
+    err += b;
+  });
+  const code = await main(['setup', 'hermes', '--config', config, '--tenant', 'acme', ...args], {
+    stdout,
+    stderr,
+    env: process.env,
+    cwd: dir,
+  });
+  return { code, out, err };
+}
+
+describe('hookgate setup hermes', () => {
+  it('prints the config.yaml hooks block; fail-closed on pre_tool_call for a closed hook', async () => {
+    const r = await run(['--hook', 'guard', '--url', 'https://gw.example.com/']);
+    expect(r.code).toBe(0);
+    const url = 'https://gw.example.com/v1/tenants/acme/hooks/guard';
+    expect(parse(r.out)).toEqual({
+      hooks: {
+        pre_tool_call: [
+          {
+            command: `hookgate hermes-hook --url ${url} --timeout-ms 5000 --fail-closed`,
+            timeout: 7,
+            fail_closed: true,
+          },
+        ],
+        post_tool_call: [{ command: `hookgate hermes-hook --url ${url} --timeout-ms 5000`, timeout: 7 }],
+      },
+    });
+    expect(r.err).toContain('HOOKGATE_TOKEN');
+  });
+
+  it('covers the events of every mode the hook has; an open hook never fails closed', async () => {
+    const r = await run(['--hook', 'all']);
+    const hooks = parse(r.out).hooks;
+    expect(Object.keys(hooks)).toEqual([
+      'pre_llm_call',
+      'pre_tool_call',
+      'post_tool_call',
+      'post_llm_call',
+      'on_session_start',
+      'on_session_end',
+      'subagent_stop',
+    ]);
+    expect(r.out).not.toContain('fail');
+    expect(hooks.pre_tool_call[0].command).toContain('http://127.0.0.1:8787/v1/tenants/acme/hooks/all');
+  });
+
+  it('--hermes-no-modify adds --no-modify to pre_tool_call only', async () => {
+    const hooks = parse((await run(['--hook', 'guard', '--hermes-no-modify'])).out).hooks;
+    expect(hooks.pre_tool_call[0].command).toMatch(/ --fail-closed --no-modify$/);
+    expect(hooks.post_tool_call[0].command).not.toContain('--no-modify');
+  });
+
+  it('names the host in its usage errors', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('setup hermes needs --tenant and --hook');
+  });
+});
