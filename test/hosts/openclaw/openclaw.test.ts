@@ -56,8 +56,13 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
     tokenEnv: TOKEN_ENV,
     timeoutMs: 5000,
   });
-  const run = async (hook: string, command: string, token?: string) =>
-    runOpenClaw({ command, plugin: plugin(hook), env: { [TOKEN_ENV]: token ?? (await gw.token()) } });
+  const run = async (hook: string, command: string, token?: string, install = false) =>
+    runOpenClaw({
+      command,
+      plugin: plugin(hook),
+      env: { [TOKEN_ENV]: token ?? (await gw.token()) },
+      install,
+    });
   const diag = (r: { exitCode: number | null; stderr: string; stdout: string }) =>
     `exit ${r.exitCode}\nstdout: ${r.stdout.slice(0, 1500)}\nstderr: ${r.stderr.slice(-3000)}`;
 
@@ -72,10 +77,10 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
     expect(recorder().calls[1].params.result.for_llm).toContain(`original-42-${m}`);
   });
 
-  it('a hook denies the command: it does not run, the model gets the reason', async () => {
+  it('installed with `openclaw plugins install`, a hook denies the command: it does not run, the model gets the reason', async () => {
     const m = marker();
     recorder().answer = () => ({ action: 'deny_tool', reason: `E2E-DENY-${m}` });
-    const r = await run('plain', `echo original-$((40+2))-${m}`);
+    const r = await run('plain', `echo original-$((40+2))-${m}`, undefined, true);
     expect(r.toolMessages, diag(r)).toHaveLength(1);
     expect(r.toolMessages[0]).toContain(`E2E-DENY-${m}`);
     expect(r.toolMessages[0]).not.toContain(`original-42-${m}`);

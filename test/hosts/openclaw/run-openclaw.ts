@@ -36,18 +36,71 @@ export interface RunOptions {
   plugin: Record<string, unknown>;
   /** Extra environment (the token variable the config names). */
   env?: Record<string, string>;
+  /**
+   * Install the plugin with `openclaw plugins install` (a copy under the state directory) instead of
+   * loading it from this repository through `plugins.load.paths`.
+   */
+  install?: boolean;
 }
 
 /**
  * Runs the real OpenClaw once, headless (`agent --local --json`), with the hookgate plugin loaded
  * from this repository, against a fake OpenAI-compatible model on 127.0.0.1, in a throwaway HOME.
  */
+/** Runs OpenClaw's CLI (its entry on the pinned Node) to the end. */
+async function execute(
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  const child = spawn(NODE_BIN, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { exitCode, stdout, stderr };
+}
+
 export async function runOpenClaw(opts: RunOptions): Promise<OpenClawRun> {
   const model = await startFakeModel(opts.command);
   const home = mkdtempSync(join(tmpdir(), 'hookgate-oc-'));
+  try {
+    return await runIn(home, model, opts);
+  } finally {
+    await model.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function runIn(home: string, model: FakeModel, opts: RunOptions): Promise<OpenClawRun> {
   const stateDir = join(home, '.openclaw');
   mkdirSync(join(stateDir, 'workspace'), { recursive: true });
+  const env = {
+    PATH: `${join(NODE_BIN, '..')}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: home,
+    ...opts.env,
+  };
+  let installed: Record<string, any> = {};
+  if (opts.install) {
+    // --force: a local path is outside ClawHub's review; --accept-capabilities: the consent an
+    // operator gives after reading the plugin.
+    const out = await execute(
+      [OPENCLAW_ENTRY, 'plugins', 'install', '--force', '--accept-capabilities', PLUGIN_DIR],
+      home,
+      env,
+    );
+    if (out.exitCode !== 0 || !existsSync(join(stateDir, 'extensions', 'hookgate', 'index.js'))) {
+      throw new Error(`openclaw plugins install failed (exit ${out.exitCode}): ${out.stdout} ${out.stderr}`);
+    }
+    installed = JSON.parse(readFileSync(join(stateDir, 'openclaw.json'), 'utf8'));
+  }
   const config = {
+    ...installed,
     models: {
       mode: 'replace',
       providers: {
@@ -73,8 +126,9 @@ export async function runOpenClaw(opts: RunOptions): Promise<OpenClawRun> {
       defaults: { model: { primary: 'hookgate/hookgate-fake' }, workspace: join(stateDir, 'workspace') },
     },
     plugins: {
-      load: { paths: [PLUGIN_DIR] },
-      entries: { hookgate: { enabled: true, config: opts.plugin } },
+      ...installed.plugins,
+      ...(opts.install ? {} : { load: { paths: [PLUGIN_DIR] } }),
+      entries: { ...installed.plugins?.entries, hookgate: { enabled: true, config: opts.plugin } },
     },
   };
   writeFileSync(join(stateDir, 'openclaw.json'), JSON.stringify(config, null, 2));
@@ -91,41 +145,19 @@ export async function runOpenClaw(opts: RunOptions): Promise<OpenClawRun> {
     'Run the hookgate end-to-end test command with the exec tool, then report its output.',
     '--json',
   ];
+  const { exitCode, stdout, stderr } = await execute(args, home, env);
+  let result: Record<string, any> | undefined;
   try {
-    const child = spawn(NODE_BIN, args, {
-      cwd: home,
-      env: {
-        PATH: `${join(NODE_BIN, '..')}:/usr/local/bin:/usr/bin:/bin`,
-        HOME: home,
-        ...opts.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    let result: Record<string, any> | undefined;
-    try {
-      result = JSON.parse(stdout);
-    } catch {
-      result = undefined;
-    }
-    return {
-      exitCode,
-      result,
-      stdout,
-      stderr,
-      toolMessages: model.toolMessages,
-      modelRequests: model.requests,
-    };
-  } finally {
-    await model.close();
-    rmSync(home, { recursive: true, force: true });
+    result = JSON.parse(stdout);
+  } catch {
+    result = undefined;
   }
+  return {
+    exitCode,
+    result,
+    stdout,
+    stderr,
+    toolMessages: model.toolMessages,
+    modelRequests: model.requests,
+  };
 }
