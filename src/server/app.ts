@@ -17,6 +17,7 @@ import type { Logger } from './logger.js';
 import { mcpRoute } from './mcp-route.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { answerOpenClaw } from './openclaw-route.js';
 import type { ReloadOutcome } from './reload.js';
 import { type SessionSocket, WsSession } from './ws-session.js';
 
@@ -55,7 +56,7 @@ function limitDoc(spec: LimitSpec): Record<string, number> {
 type Env = { Variables: AuthVariables & { idSent?: boolean } };
 
 /** Every host protocol a hook answers; describe lists them. */
-const DIALECTS = ['picoclaw', 'claude-code', 'hermes'] as const;
+const DIALECTS = ['picoclaw', 'claude-code', 'openclaw', 'hermes'] as const;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -289,6 +290,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.post(`${base}/hermes`, access, (c) =>
     answerHermes(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
+  );
+
+  app.post(`${base}/openclaw`, access, (c) =>
+    answerOpenClaw(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
   );
 
   return app;

@@ -61,9 +61,9 @@ const HookDescription = z
       tenant: LimitSpecDoc.optional(),
     }),
     backend: z.object({ type: z.enum(['stdio', 'module', 'http']), ready: z.boolean() }),
-    dialects: z.array(z.enum(['picoclaw', 'claude-code', 'hermes'])).openapi({
+    dialects: z.array(z.enum(['picoclaw', 'claude-code', 'openclaw', 'hermes'])).openapi({
       description:
-        'Host protocols this hook answers: picoclaw on this route and /ws, claude-code on /claude-code, hermes on /hermes',
+        'Host protocols this hook answers: picoclaw on this route and /ws, claude-code on /claude-code, openclaw on /openclaw, hermes on /hermes',
     }),
     mcp: z.string().openapi({
       description: "Path of the hook's MCP endpoint (its tools as an MCP server)",
@@ -154,6 +154,43 @@ const HermesHookAnswer = z
     }),
   })
   .openapi('HermesHookAnswer', { description: '{} is no decision' });
+const OpenClawHookInput = z
+  .object({
+    hook: z.string().openapi({
+      example: 'before_tool_call',
+      description:
+        'The OpenClaw plugin hook: before_tool_call → hook.before_tool (then hook.approve_tool with the approve mode), ' +
+        'after_tool_call → hook.after_tool, llm_input → hook.before_llm, llm_output → hook.after_llm; ' +
+        'every other hook → hook.runtime_event (observe mode), answered {}',
+    }),
+    event: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "OpenClaw's event object as the handler got it (before_tool_call: toolName, params, runId, toolCallId)",
+    }),
+    ctx: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        "The JSON-safe fields of OpenClaw's hook context (agentId, sessionKey, sessionId, runId, ...)",
+    }),
+  })
+  .passthrough()
+  .openapi('OpenClawHookInput', {
+    description: 'What the hookgate OpenClaw plugin forwards for one hook call',
+  });
+
+const OpenClawHookAnswer = z
+  .object({
+    block: z.literal(true).optional().openapi({
+      description:
+        'before_tool_call refused: deny_tool, approved:false, a failure of a closed hook, respond (as its text)',
+    }),
+    blockReason: z.string().optional().openapi({ description: 'the tool message the model reads' }),
+    params: z.record(z.string(), z.unknown()).optional().openapi({
+      description: "the tool's complete params after a granted rewrite (OpenClaw replaces them)",
+    }),
+  })
+  .openapi('OpenClawHookAnswer', {
+    description: "{} is no objection; the plugin's handler returns this to OpenClaw",
+  });
 
 const McpMessage = z
   .object({
@@ -345,6 +382,46 @@ export const routes = {
       400: {
         description:
           'Not a Hermes hook payload (not JSON, no hook_event_name, no tool_name for a tool event)',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      ...authErrors,
+      413: {
+        description: 'Body over server.max_body_bytes',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      429: {
+        description: 'A call over a tenant or hook limit; Retry-After says when to try again',
+        headers: z.object({
+          'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }),
+        }),
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+    },
+  }),
+  openclaw: createRoute({
+    operationId: 'callHookOpenClaw',
+    method: 'post',
+    path: '/v1/tenants/{tenant}/hooks/{hook}/openclaw',
+    summary:
+      "OpenClaw plugin hooks (via the hookgate plugin), answered in OpenClaw's shapes under the hook's grants",
+    description:
+      'The hookgate OpenClaw plugin (integrations/openclaw) forwards each hook here. An authenticated call is always ' +
+      "answered 200: when the hook is down, slow or answers garbage, with its declared failure answer in OpenClaw's shape " +
+      '(on_failure: closed → before_tool_call blocked). Auth, size and rate-limit errors keep their status; the plugin ' +
+      'then blocks before_tool_call with a reason naming the failure. See docs/hosts/openclaw.md for the whole mapping.',
+    security: [{ bearer: [] }],
+    request: {
+      params: HookParams,
+      body: { required: true, content: { 'application/json': { schema: OpenClawHookInput } } },
+    },
+    responses: {
+      200: {
+        description: "The handler result in OpenClaw's shape, after policy",
+        content: { 'application/json': { schema: OpenClawHookAnswer } },
+      },
+      400: {
+        description:
+          'Not a forwarded OpenClaw hook (not JSON, no hook, no event, no toolName for a tool hook)',
         content: { 'application/json': { schema: ErrorBody } },
       },
       ...authErrors,

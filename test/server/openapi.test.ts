@@ -24,6 +24,7 @@ describe('openapi/openapi.json', () => {
       '/v1/tenants/{tenant}/hooks/{hook}/claude-code',
       '/v1/tenants/{tenant}/hooks/{hook}/hermes',
       '/v1/tenants/{tenant}/hooks/{hook}/mcp',
+      '/v1/tenants/{tenant}/hooks/{hook}/openclaw',
       '/v1/tenants/{tenant}/hooks/{hook}/ws',
     ]);
     expect(Object.keys(doc.paths['/v1/tenants/{tenant}/hooks/{hook}/mcp']).sort()).toEqual([

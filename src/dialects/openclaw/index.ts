@@ -1,0 +1,15 @@
+/**
+ * The OpenClaw dialect: OpenClaw's plugin hooks (forwarded by the hookgate plugin) onto the hook's
+ * PicoClaw methods and back. See docs/hosts/openclaw.md for the whole mapping.
+ */
+export { approvalAnswer, toHostAnswer } from './response.js';
+export {
+  CALL_HOOKS,
+  type CallHook,
+  type HookRequest,
+  type RequestOptions,
+  toHookRequest,
+} from './request.js';
+
+/** The dialect's label in audit lines and describe. */
+export const DIALECT = 'openclaw';

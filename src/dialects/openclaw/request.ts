@@ -1,0 +1,186 @@
+import { isPlainObject } from '../../policy/equal.js';
+import { type CallMethod, Method } from '../../protocol/methods.js';
+
+/**
+ * OpenClaw plugin-hook call (as the hookgate plugin forwards it) → one hook call on the PicoClaw
+ * methods. Pure: the caller passes the request id and the clock. OpenClaw's hooks run in-process,
+ * so the wire is the plugin's: `{"hook": <OpenClaw hook name>, "event": {…}, "ctx": {…}}`, where
+ * `event` and the JSON-safe fields of `ctx` are OpenClaw's own (shapes captured from OpenClaw
+ * 2026.9.6, see docs/hosts/openclaw.md).
+ */
+
+/** The OpenClaw hooks that become a call; every other hook is a runtime event for observers. */
+export const CALL_HOOKS = {
+  before_tool_call: Method.BeforeTool,
+  after_tool_call: Method.AfterTool,
+  // The model request exactly as it leaves (system prompt, history, prompt). OpenClaw only lets a
+  // plugin observe it, so the hook's answer is ignored.
+  llm_input: Method.BeforeLlm,
+  llm_output: Method.AfterLlm,
+} as const satisfies Record<string, CallMethod>;
+
+export type CallHook = keyof typeof CALL_HOOKS;
+
+export type HookRequest =
+  | {
+      kind: 'call';
+      hook: CallHook;
+      method: CallMethod;
+      params: Record<string, unknown>;
+      /** The tool's params as OpenClaw sent them (tool hooks), to complete a rewrite. */
+      toolParams?: Record<string, unknown>;
+    }
+  | { kind: 'event'; hook: string; params: Record<string, unknown> }
+  | { kind: 'invalid'; why: string };
+
+export interface RequestOptions {
+  /** Becomes the runtime event's id. */
+  requestId: string;
+  /** ISO time for the runtime event. */
+  now: string;
+}
+
+const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const obj = (v: unknown): Record<string, unknown> => (isPlainObject(v) ? v : {});
+
+/** PicoClaw's HookMeta (PascalCase, all seven keys): OpenClaw's agent, run and session ids. */
+function meta(event: Record<string, unknown>, ctx: Record<string, unknown>, tracePath: string) {
+  return {
+    AgentID: str(own(ctx, 'agentId')),
+    TurnID: str(own(event, 'runId')) || str(own(ctx, 'runId')),
+    ParentTurnID: '',
+    SessionKey: str(own(ctx, 'sessionKey')) || str(own(ctx, 'sessionId')),
+    Iteration: 0,
+    TracePath: tracePath,
+    Source: 'openclaw',
+  };
+}
+
+export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest {
+  if (!isPlainObject(body)) return { kind: 'invalid', why: 'body is not a JSON object' };
+  const hook = own(body, 'hook');
+  if (typeof hook !== 'string' || hook === '') return { kind: 'invalid', why: 'hook is missing' };
+  const event = own(body, 'event');
+  if (!isPlainObject(event)) return { kind: 'invalid', why: 'event is not an object' };
+  const rawCtx = own(body, 'ctx');
+  if (rawCtx !== undefined && rawCtx !== null && !isPlainObject(rawCtx)) {
+    return { kind: 'invalid', why: 'ctx is not an object' };
+  }
+  const ctx = obj(rawCtx);
+  if (!Object.hasOwn(CALL_HOOKS, hook)) {
+    return { kind: 'event', hook, params: runtimeEvent(hook, event, ctx, opts) };
+  }
+  const callHook = hook as CallHook;
+  const method = CALL_HOOKS[callHook];
+  if (callHook === 'llm_input') {
+    return { kind: 'call', hook: callHook, method, params: llmRequest(event, ctx) };
+  }
+  if (callHook === 'llm_output') {
+    const texts = own(event, 'assistantTexts');
+    const content = Array.isArray(texts) ? texts.filter((t) => typeof t === 'string').join('\n') : '';
+    return {
+      kind: 'call',
+      hook: callHook,
+      method,
+      params: {
+        meta: meta(event, ctx, 'turn.llm.response'),
+        model: str(own(event, 'model')),
+        response: { role: 'assistant', content },
+      },
+    };
+  }
+  const name = own(event, 'toolName');
+  if (typeof name !== 'string' || name === '') return { kind: 'invalid', why: 'event.toolName is missing' };
+  const rawParams = own(event, 'params');
+  if (rawParams !== undefined && rawParams !== null && !isPlainObject(rawParams)) {
+    return { kind: 'invalid', why: 'event.params is not an object' };
+  }
+  const toolParams = obj(rawParams);
+  const before = callHook === 'before_tool_call';
+  const params: Record<string, unknown> = {
+    meta: meta(event, ctx, before ? 'turn.tool.before' : 'turn.tool.after'),
+    tool: name,
+    arguments: toolParams,
+  };
+  if (before) return { kind: 'call', hook: callHook, method, params, toolParams };
+  params.result = toolResult(event);
+  const ms = own(event, 'durationMs');
+  // PicoClaw's after_tool duration is in nanoseconds.
+  params.duration = typeof ms === 'number' && Number.isFinite(ms) ? Math.round(ms * 1e6) : 0;
+  return { kind: 'call', hook: callHook, method, params, toolParams };
+}
+
+/**
+ * OpenClaw's tool result (`{content: [{type: "text", text}], details}`) as PicoClaw's ToolResult:
+ * `for_llm` is the text the model reads; a blocked or failed call carries `error`.
+ */
+function toolResult(event: Record<string, unknown>): Record<string, unknown> {
+  const error = own(event, 'error');
+  const result = own(event, 'result');
+  let text = typeof error === 'string' ? error : '';
+  if (isPlainObject(result) && Array.isArray(result.content)) {
+    const parts = result.content.filter(
+      (p): p is { text: string } => isPlainObject(p) && p.type === 'text' && typeof p.text === 'string',
+    );
+    if (parts.length > 0) text = parts.map((p) => p.text).join('\n');
+  } else if (typeof result === 'string') {
+    text = result;
+  }
+  return { for_llm: text, silent: false, is_error: typeof error === 'string', async: false };
+}
+
+/** An OpenClaw AgentMessage's text: a string, or its text parts joined. */
+function messageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((p) => isPlainObject(p) && p.type === 'text' && typeof p.text === 'string')
+    .map((p) => (p as { text: string }).text)
+    .join('\n');
+}
+
+/**
+ * llm_input as PicoClaw's before_llm request: the system prompt, the history and the prompt as
+ * messages. The tool schemas (~180 KB in a stock OpenClaw) are not sent: OpenClaw cannot change
+ * them here, and a hook that needs to narrow tools does so per call in before_tool.
+ */
+function llmRequest(event: Record<string, unknown>, ctx: Record<string, unknown>): Record<string, unknown> {
+  const messages: Record<string, unknown>[] = [];
+  const system = own(event, 'systemPrompt');
+  if (typeof system === 'string' && system !== '') messages.push({ role: 'system', content: system });
+  const history = own(event, 'historyMessages');
+  if (Array.isArray(history)) {
+    for (const m of history) {
+      if (!isPlainObject(m)) continue;
+      messages.push({ role: str(own(m, 'role')), content: messageText(own(m, 'content')) });
+    }
+  }
+  messages.push({ role: 'user', content: str(own(event, 'prompt')) });
+  return { meta: meta(event, ctx, 'turn.llm.request'), model: str(own(event, 'model')), messages };
+}
+
+/**
+ * Every other hook, as a PicoClaw runtime event. Its kind is unknown to the gateway's minimisation,
+ * so without conversation_access every string of the payload (before_prompt_build's prompt,
+ * agent_end's messages, …) is withheld; the session and run ids travel in the scope.
+ */
+function runtimeEvent(
+  hook: string,
+  event: Record<string, unknown>,
+  ctx: Record<string, unknown>,
+  opts: RequestOptions,
+): Record<string, unknown> {
+  return {
+    id: opts.requestId,
+    kind: `openclaw.${hook}`,
+    time: opts.now,
+    source: { component: 'openclaw', name: str(own(ctx, 'agentId')) },
+    scope: {
+      session_key: str(own(ctx, 'sessionKey')) || str(own(ctx, 'sessionId')),
+      turn_id: str(own(ctx, 'runId')),
+    },
+    correlation: {},
+    payload: event,
+  };
+}

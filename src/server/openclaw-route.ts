@@ -1,0 +1,124 @@
+import type { Context } from 'hono';
+import type { HookRuntime } from '../config/runtime.js';
+import {
+  approvalAnswer,
+  DIALECT,
+  type HookRequest,
+  toHookRequest,
+  toHostAnswer,
+} from '../dialects/openclaw/index.js';
+import { Refusal } from '../limits/types.js';
+import { isPlainObject } from '../policy/equal.js';
+import { failureAnswer } from '../policy/index.js';
+import type { Principal } from '../auth/principal.js';
+import { type CallMethod, Method } from '../protocol/methods.js';
+import type { AuthVariables } from './auth.js';
+import { readBodyLimited } from './body.js';
+import { httpError, rateLimited } from './errors.js';
+import type { Gateway } from './gateway.js';
+
+type Call = Extract<HookRequest, { kind: 'call' }>;
+
+/**
+ * POST .../{hook}/openclaw: one OpenClaw plugin-hook call, forwarded by the hookgate OpenClaw
+ * plugin as `{hook, event, ctx}`, through the gateway's call path and answered with what the
+ * plugin's handler returns to OpenClaw. As on the Claude Code route, an authenticated call whose
+ * hook is down, slow or wrong gets 200 with the hook's declared failure answer in OpenClaw's shape;
+ * only what the gateway cannot answer for the hook (a body that is not the plugin's, over the size
+ * limit, over a rate limit) gets an HTTP error, which the plugin turns into a block naming it.
+ *
+ * OpenClaw has no approval a hook could answer for it (its exec approvals apply after every hook),
+ * so the origin has no host approval: approve_tool is asked, after before_tool, only of a hook with
+ * the approve mode, and only its refusal matters.
+ */
+export async function answerOpenClaw(
+  c: Context<{ Variables: AuthVariables }>,
+  gateway: Gateway,
+  maxBodyBytes: number,
+  answer: (text: string) => Response,
+): Promise<Response> {
+  const text = await readBodyLimited(c, maxBodyBytes);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw httpError(400, 'bad_request', 'body is not valid JSON');
+  }
+  const hook = c.get('hook');
+  const requestId = c.get('requestId');
+  const request = toHookRequest(body, { requestId, now: new Date().toISOString() });
+  if (request.kind === 'invalid')
+    throw httpError(400, 'bad_request', `not an OpenClaw hook call: ${request.why}`);
+  if (request.kind === 'event') {
+    gateway.notify(hook, Method.RuntimeEvent, request.params);
+    return answer('{}');
+  }
+  const out =
+    request.hook === 'before_tool_call'
+      ? await beforeToolCall(gateway, c.get('principal'), hook, request, requestId)
+      : toHostAnswer(
+          request,
+          await invoke(gateway, c.get('principal'), hook, request.method, request.params, requestId),
+        );
+  try {
+    return answer(JSON.stringify(out));
+  } catch {
+    // A rewrite too deep to serialise is a bad answer: the declared failure answer instead.
+    const fallback = failureAnswer(hook, request.method, 'answer could not be serialised');
+    return answer(JSON.stringify(toHostAnswer(request, fallback)));
+  }
+}
+
+async function invoke(
+  gateway: Gateway,
+  principal: Principal,
+  hook: HookRuntime,
+  method: CallMethod,
+  params: Record<string, unknown>,
+  requestId: string,
+): Promise<Record<string, unknown>> {
+  const result = await gateway.invoke(principal, hook, method, params, {
+    dialect: DIALECT,
+    hostApproves: false,
+    requestId,
+  });
+  if (result instanceof Refusal) throw rateLimited(result);
+  return result;
+}
+
+/**
+ * before_tool (tool mode), then approve_tool on the arguments that would run (approve mode), as
+ * PicoClaw asks them in turn. A hook with neither mode is still asked before_tool, so the call is
+ * answered and audited as on the other routes (mode not granted → no objection).
+ */
+async function beforeToolCall(
+  gateway: Gateway,
+  principal: Principal,
+  hook: HookRuntime,
+  request: Call,
+  requestId: string,
+): Promise<Record<string, unknown>> {
+  const approves = hook.modes.has('approve');
+  let out: Record<string, unknown> = {};
+  if (hook.modes.has('tool') || !approves) {
+    out = toHostAnswer(
+      request,
+      await invoke(gateway, principal, hook, Method.BeforeTool, request.params, requestId),
+    );
+    if (out.block === true || !approves) return out;
+  }
+  const meta = isPlainObject(request.params.meta) ? request.params.meta : {};
+  const approval = await invoke(
+    gateway,
+    principal,
+    hook,
+    Method.ApproveTool,
+    {
+      ...request.params,
+      meta: { ...meta, TracePath: 'turn.tool.approve' },
+      arguments: isPlainObject(out.params) ? out.params : (request.toolParams ?? {}),
+    },
+    requestId,
+  );
+  return approvalAnswer(approval) ?? out;
+}

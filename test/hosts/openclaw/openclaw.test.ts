@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { recorder } from '../../helpers/recording-hook.js';
+import { FINAL_TEXT } from './fake-openai.js';
+import { OPENCLAW_ENTRY, OPENCLAW_VERSION, openclawInstalled, runOpenClaw } from './run-openclaw.js';
+
+/**
+ * The real OpenClaw (pinned in scripts/hosts/install-openclaw.sh), headless, with the hookgate
+ * plugin from integrations/openclaw forwarding to a gateway on 127.0.0.1, and a fake model that
+ * asks for one harmless exec. What ran is read from the tool message OpenClaw sent the model: the
+ * command prints shell arithmetic, so its output (…-42-…) differs from its text ($((40+2))).
+ */
+const missing = `OpenClaw ${OPENCLAW_VERSION} is not installed at ${OPENCLAW_ENTRY} (bash scripts/hosts/install.sh)`;
+if (!openclawInstalled && process.env.CI) {
+  describe('OpenClaw host', () => {
+    it('is installed', () => {
+      throw new Error(missing);
+    });
+  });
+}
+
+const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
+const deadBackend = {
+  backend: {
+    type: 'http',
+    url: 'http://127.0.0.1:9/hook',
+    secret: `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`,
+  },
+};
+const marker = () => Math.random().toString(16).slice(2, 12);
+const TOKEN_ENV = 'HOOKGATE_TOKEN';
+
+describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookgate`, () => {
+  if (!openclawInstalled) console.warn(`skipped: ${missing}`);
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      tenants: {
+        acme: tenantDoc({
+          granted: { ...rec, modes: ['tool'], grants: { rewrite_tools: ['exec'] } },
+          plain: { ...rec, modes: ['tool'] },
+          down: { ...deadBackend, modes: ['tool'], on_failure: 'closed' },
+        }),
+      },
+    });
+  });
+  afterAll(() => gw?.close());
+  beforeEach(() => {
+    recorder().calls.length = 0;
+    recorder().answer = () => ({ action: 'continue' });
+  });
+
+  const plugin = (hook: string) => ({
+    url: `${gw.url}/v1/tenants/acme/hooks/${hook}/openclaw`,
+    tokenEnv: TOKEN_ENV,
+    timeoutMs: 5000,
+  });
+  const run = async (hook: string, command: string, token?: string, install = false) =>
+    runOpenClaw({
+      command,
+      plugin: plugin(hook),
+      env: { [TOKEN_ENV]: token ?? (await gw.token()) },
+      install,
+    });
+  const diag = (r: { exitCode: number | null; stderr: string; stdout: string }) =>
+    `exit ${r.exitCode}\nstdout: ${r.stdout.slice(0, 1500)}\nstderr: ${r.stderr.slice(-3000)}`;
+
+  it('no objection: the command runs as the model asked', async () => {
+    const m = marker();
+    const r = await run('plain', `echo original-$((40+2))-${m}`);
+    expect(r.toolMessages, diag(r)).toHaveLength(1);
+    expect(r.toolMessages[0]).toContain(`original-42-${m}`);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.stringify(r.result)).toContain(FINAL_TEXT);
+    expect(recorder().calls.map((c) => c.method)).toEqual(['hook.before_tool', 'hook.after_tool']);
+    expect(recorder().calls[1].params.result.for_llm).toContain(`original-42-${m}`);
+  });
+
+  it('installed with `openclaw plugins install`, a hook denies the command: it does not run, the model gets the reason', async () => {
+    const m = marker();
+    recorder().answer = () => ({ action: 'deny_tool', reason: `E2E-DENY-${m}` });
+    const r = await run('plain', `echo original-$((40+2))-${m}`, undefined, true);
+    expect(r.toolMessages, diag(r)).toHaveLength(1);
+    expect(r.toolMessages[0]).toContain(`E2E-DENY-${m}`);
+    expect(r.toolMessages[0]).not.toContain(`original-42-${m}`);
+  });
+
+  it('a granted rewrite: the rewritten command runs', async () => {
+    const m = marker();
+    recorder().answer = (method, params: any) =>
+      method === 'hook.before_tool'
+        ? {
+            action: 'modify',
+            call: { ...params, arguments: { ...params.arguments, command: `echo rewritten-$((40+2))-${m}` } },
+          }
+        : { action: 'continue' };
+    const r = await run('granted', `echo original-$((40+2))-${m}`);
+    expect(r.toolMessages, diag(r)).toHaveLength(1);
+    expect(r.toolMessages[0]).toContain(`rewritten-42-${m}`);
+    expect(r.toolMessages[0]).not.toContain(`original-42-${m}`);
+  });
+
+  it('a rewrite the hook is not granted: the original runs, and the refusal is audited as openclaw', async () => {
+    const m = marker();
+    recorder().answer = (method, params: any) =>
+      method === 'hook.before_tool'
+        ? {
+            action: 'modify',
+            call: { ...params, arguments: { ...params.arguments, command: `echo rewritten-${m}` } },
+          }
+        : { action: 'continue' };
+    const before = gw.logs.audits().length;
+    const r = await run('plain', `echo original-$((40+2))-${m}`);
+    expect(r.toolMessages, diag(r)).toHaveLength(1);
+    expect(r.toolMessages[0]).toContain(`original-42-${m}`);
+    expect(gw.logs.audits().slice(before)).toEqual([
+      expect.objectContaining({ dialect: 'openclaw', rule: 'rewrite_arguments_not_granted', tool: 'exec' }),
+    ]);
+  });
+
+  it('the hook’s backend down (on_failure closed): blocked, and the model is told why', async () => {
+    const m = marker();
+    const r = await run('down', `echo original-$((40+2))-${m}`);
+    expect(r.toolMessages, diag(r)).toHaveLength(1);
+    expect(r.toolMessages[0]).toContain('hookgate: hook "down" failed');
+    expect(r.toolMessages[0]).not.toContain(`original-42-${m}`);
+  });
+
+  it('a bad token: blocked, and the model is told the gateway refused it', async () => {
+    const m = marker();
+    const r = await run('plain', `echo original-$((40+2))-${m}`, 'not-a-jwt');
+    expect(r.toolMessages, diag(r)).toHaveLength(1);
+    expect(r.toolMessages[0]).toContain('gateway answered HTTP 401');
+    expect(r.toolMessages[0]).not.toContain(`original-42-${m}`);
+    expect(recorder().calls).toEqual([]);
+  });
+});

@@ -1,0 +1,267 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import entry, { plainContext, readConfig } from '../../../integrations/openclaw/index.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { loadOcFixtures } from '../../helpers/openclaw-fixtures.js';
+import { recorder } from '../../helpers/recording-hook.js';
+
+/**
+ * The OpenClaw plugin's entry, registered as OpenClaw registers it (an api with `pluginConfig` and
+ * `on`), its handlers called as OpenClaw calls them (`(event, ctx)`, ctx with functions and an
+ * AbortSignal), forwarding to a real gateway on 127.0.0.1.
+ */
+const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
+const down = {
+  backend: {
+    type: 'http',
+    url: 'http://127.0.0.1:9/hook',
+    secret: `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`,
+  },
+};
+const TOKEN_ENV = 'HOOKGATE_TEST_OPENCLAW_TOKEN';
+let gw: TestGateway;
+let silent: Server;
+let silentUrl: string;
+/** A port nothing listens on (bound once, then closed). */
+let closedUrl: string;
+
+const { exchanges } = loadOcFixtures();
+const fixture = (file: string, hook: string) =>
+  structuredClone(exchanges.find((x) => x.file.startsWith(file) && x.event === hook)!.body);
+
+type Handler = (event: unknown, ctx: unknown) => Promise<unknown> | unknown;
+
+/** Registers the entry as OpenClaw does and hands back its handlers by hook name. */
+function load(config: Record<string, unknown>): { handlers: Map<string, Handler>; logged: string[] } {
+  const handlers = new Map<string, Handler>();
+  const logged: string[] = [];
+  entry.register({
+    pluginConfig: config,
+    logger: { warn: (m) => logged.push(m), error: (m) => logged.push(m) },
+    on(hook, handler) {
+      handlers.set(hook, handler);
+    },
+  });
+  return { handlers, logged };
+}
+
+const url = (hook: string, base = gw.url) => `${base}/v1/tenants/acme/hooks/${hook}/openclaw`;
+
+/** OpenClaw's before_tool_call as the plugin gets it: the event, and a ctx with non-data fields. */
+function beforeToolCall(params: Record<string, unknown> = { command: 'echo hi' }) {
+  const body = fixture('01', 'before_tool_call');
+  const ctx = {
+    ...body.ctx,
+    abortSignal: new AbortController().signal,
+    getSessionExtension: () => undefined,
+    hookInvocation: { id: 1 },
+  };
+  return { event: { ...body.event, params }, ctx };
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway({
+    tenants: {
+      acme: tenantDoc({
+        guard: { ...rec, modes: ['observe', 'llm', 'tool'], grants: { rewrite_tools: ['exec'] } },
+        plain: { ...rec, modes: ['tool'] },
+        closed: { ...down, modes: ['tool'], on_failure: 'closed' },
+      }),
+    },
+  });
+  process.env[TOKEN_ENV] = await gw.token();
+  // Accepts connections and never answers: the plugin's own timeout must end the wait.
+  silent = createServer(() => {});
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const gone = createServer();
+  await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+  closedUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`;
+  await new Promise((r) => gone.close(r));
+});
+afterAll(async () => {
+  delete process.env[TOKEN_ENV];
+  silent?.closeAllConnections();
+  silent?.close();
+  await gw?.close();
+});
+beforeEach(() => {
+  recorder().calls.length = 0;
+  recorder().answer = () => ({ action: 'continue' });
+});
+
+describe('forwarding through a real gateway', () => {
+  it('registers before_tool_call and after_tool_call by default', () => {
+    expect([...load({ url: url('guard'), tokenEnv: TOKEN_ENV }).handlers.keys()]).toEqual([
+      'before_tool_call',
+      'after_tool_call',
+    ]);
+  });
+
+  it('no objection → returns nothing; the hook got the call with the plain ctx fields only', async () => {
+    const { handlers } = load({ url: url('guard'), tokenEnv: TOKEN_ENV });
+    const { event, ctx } = beforeToolCall();
+    expect(await handlers.get('before_tool_call')!(event, ctx)).toBeUndefined();
+    expect(recorder().calls).toHaveLength(1);
+    expect(recorder().calls[0]).toMatchObject({
+      method: 'hook.before_tool',
+      params: {
+        tool: 'exec',
+        arguments: { command: 'echo hi' },
+        meta: { AgentID: 'main', Source: 'openclaw' },
+      },
+    });
+  });
+
+  it('deny_tool → {block: true, blockReason}', async () => {
+    recorder().answer = () => ({ action: 'deny_tool', reason: 'no exec' });
+    const { handlers } = load({ url: url('guard'), tokenEnv: TOKEN_ENV });
+    const { event, ctx } = beforeToolCall();
+    expect(await handlers.get('before_tool_call')!(event, ctx)).toEqual({
+      block: true,
+      blockReason: 'no exec',
+    });
+  });
+
+  it('a granted rewrite → the complete params', async () => {
+    recorder().answer = (_m, p: any) => ({
+      action: 'modify',
+      call: { ...p, arguments: { command: 'echo safe' } },
+    });
+    const { handlers } = load({ url: url('guard'), tokenEnv: TOKEN_ENV });
+    const { event, ctx } = beforeToolCall({ command: 'rm -rf x', timeout: 3 });
+    expect(await handlers.get('before_tool_call')!(event, ctx)).toEqual({
+      params: { command: 'echo safe', timeout: 3 },
+    });
+  });
+
+  it('a refused rewrite → nothing (the tool runs as the model asked), audited', async () => {
+    recorder().answer = (_m, p: any) => ({
+      action: 'modify',
+      call: { ...p, arguments: { command: 'echo safe' } },
+    });
+    const before = gw.logs.audits().length;
+    const { handlers } = load({ url: url('plain'), tokenEnv: TOKEN_ENV });
+    const { event, ctx } = beforeToolCall();
+    expect(await handlers.get('before_tool_call')!(event, ctx)).toBeUndefined();
+    expect(gw.logs.audits().slice(before)).toEqual([
+      expect.objectContaining({ dialect: 'openclaw', rule: 'rewrite_arguments_not_granted' }),
+    ]);
+  });
+
+  it('after_tool_call and the LLM hooks are forwarded and return nothing', async () => {
+    const hooks = ['before_tool_call', 'after_tool_call', 'llm_input', 'llm_output'];
+    const { handlers } = load({ url: url('guard'), tokenEnv: TOKEN_ENV, hooks });
+    for (const [file, hook] of [
+      ['01', 'after_tool_call'],
+      ['06', 'llm_input'],
+      ['06', 'llm_output'],
+    ]) {
+      const b = fixture(file, hook);
+      expect(await handlers.get(hook)!(b.event, b.ctx)).toBeUndefined();
+    }
+    expect(recorder().calls.map((c) => c.method)).toEqual([
+      'hook.after_tool',
+      'hook.before_llm',
+      'hook.after_llm',
+    ]);
+  });
+});
+
+describe('failure: before_tool_call blocks with a reason naming it, never throws or hangs', () => {
+  const call = async (config: Record<string, unknown>) => {
+    const { handlers, logged } = load(config);
+    const { event, ctx } = beforeToolCall();
+    const out = (await handlers.get('before_tool_call')!(event, ctx)) as any;
+    return { out, logged };
+  };
+
+  it('the hook’s backend down (on_failure closed) → the gateway’s block', async () => {
+    const { out } = await call({ url: url('closed'), tokenEnv: TOKEN_ENV });
+    expect(out).toMatchObject({ block: true, blockReason: expect.stringContaining('hook "closed" failed') });
+  });
+
+  it('a bad token → blocked, naming the 401', async () => {
+    process.env.HOOKGATE_TEST_BAD_TOKEN = 'not-a-jwt';
+    const { out, logged } = await call({ url: url('guard'), tokenEnv: 'HOOKGATE_TEST_BAD_TOKEN' });
+    expect(out.block).toBe(true);
+    expect(out.blockReason).toMatch(/^hookgate: tool call blocked: gateway answered HTTP 401/);
+    expect(logged.join('\n')).toContain('HTTP 401');
+    expect(recorder().calls).toEqual([]);
+  });
+
+  it('the token variable unset → blocked, naming the variable', async () => {
+    const { out } = await call({ url: url('guard'), tokenEnv: 'HOOKGATE_TEST_UNSET_TOKEN' });
+    expect(out.blockReason).toContain('HOOKGATE_TEST_UNSET_TOKEN');
+  });
+
+  it('the gateway unreachable → blocked, naming the connection error', async () => {
+    const { out } = await call({ url: url('guard', closedUrl), tokenEnv: TOKEN_ENV });
+    expect(out.blockReason).toMatch(/gateway unreachable \(ECONNREFUSED\)/);
+  });
+
+  it('a gateway that never answers → blocked at the plugin’s timeout', async () => {
+    const started = Date.now();
+    const { out } = await call({ url: url('guard', silentUrl), tokenEnv: TOKEN_ENV, timeoutMs: 300 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(out.blockReason).toContain('no answer within 300 ms');
+  });
+
+  it('a bad config blocks every tool call, saying what is wrong', async () => {
+    const { handlers, logged } = load({ url: 'ftp://x', timeoutMs: 60_000 });
+    expect([...handlers.keys()]).toEqual(['before_tool_call']);
+    const out = (await handlers.get('before_tool_call')!({}, {})) as any;
+    expect(out.block).toBe(true);
+    expect(out.blockReason).toContain('url must be http(s)');
+    expect(out.blockReason).toContain('timeoutMs must be an integer from 100 to 14000');
+    expect(logged).toHaveLength(1);
+  });
+
+  it('an observe hook’s failure throws (OpenClaw logs it and goes on)', async () => {
+    const { handlers } = load({ url: url('guard', closedUrl), tokenEnv: TOKEN_ENV });
+    const b = fixture('01', 'after_tool_call');
+    await expect(handlers.get('after_tool_call')!(b.event, b.ctx)).rejects.toThrow(
+      /after_tool_call: gateway unreachable/,
+    );
+  });
+});
+
+describe('config and context', () => {
+  it('reads the defaults', () => {
+    expect(readConfig({ url: 'https://gw.example/v1/tenants/a/hooks/g/openclaw' })).toEqual({
+      ok: true,
+      url: 'https://gw.example/v1/tenants/a/hooks/g/openclaw',
+      tokenEnv: 'HOOKGATE_TOKEN',
+      timeoutMs: 10_000,
+      hooks: ['before_tool_call', 'after_tool_call'],
+    });
+  });
+
+  it.each([
+    [{}, 'url is missing'],
+    [{ url: 'https://gw.example/v1/tenants/a/hooks/g' }, 'must end in'],
+    [{ url: 'https://gw.example/v1/tenants/a/hooks/g/openclaw', tokenEnv: 'eyJhbGciOi.x.y' }, 'tokenEnv'],
+    [{ url: 'https://gw.example/v1/tenants/a/hooks/g/openclaw', hooks: ['before_agent_run'] }, 'hooks must'],
+  ])('refuses %j', (raw, problem) => {
+    const r = readConfig(raw);
+    expect(r.ok).toBe(false);
+    expect(r.ok ? '' : r.problems.join('; ')).toContain(problem);
+  });
+
+  it('keeps only the JSON-safe fields of ctx', () => {
+    const cyclic: any = {};
+    cyclic.self = cyclic;
+    expect(
+      plainContext({
+        agentId: 'main',
+        trace: { traceId: 't' },
+        abortSignal: new AbortController().signal,
+        hookInvocation: { id: 1 },
+        getSessionExtension: () => 1,
+        cyclic,
+        n: 1n,
+      }),
+    ).toEqual({ agentId: 'main', trace: { traceId: 't' } });
+  });
+});
