@@ -15,7 +15,7 @@ const EXPECT: Record<string, string> = { small: 'respond', large: 'continue' };
  * The small message as Claude Code sends it to the Claude Code route: a PreToolUse for the weather
  * hook's own tool, whose `respond` leaves as a deny carrying the result text.
  */
-const CLAUDE_CODE_SMALL = JSON.stringify({
+export const CLAUDE_CODE_SMALL = JSON.stringify({
   session_id: '6f1c0d2e-0000-4000-8000-000000000001',
   transcript_path: '/home/bench/.claude/projects/bench/6f1c0d2e.jsonl',
   cwd: '/home/bench/project',
