@@ -15,7 +15,7 @@ const EXPECT: Record<string, string> = { small: 'respond', large: 'continue' };
  * The small message as Claude Code sends it to the Claude Code route: a PreToolUse for the weather
  * hook's own tool, whose `respond` leaves as a deny carrying the result text.
  */
-const CLAUDE_CODE_SMALL = JSON.stringify({
+export const CLAUDE_CODE_SMALL = JSON.stringify({
   session_id: '6f1c0d2e-0000-4000-8000-000000000001',
   transcript_path: '/home/bench/.claude/projects/bench/6f1c0d2e.jsonl',
   cwd: '/home/bench/project',
@@ -27,6 +27,8 @@ const CLAUDE_CODE_SMALL = JSON.stringify({
   tool_input: { city: 'Berlin' },
   tool_use_id: 'toolu_bench0001',
 });
+/** Measured once, as the native path's template lengths are: the load generator's work per call stays alike. */
+const CLAUDE_CODE_SMALL_BYTES = Buffer.byteLength(CLAUDE_CODE_SMALL);
 
 function checkClaudeCode(client: Client, text: string): void {
   let ok = false;
@@ -173,7 +175,7 @@ export class HttpClient implements Client {
     const body = this.dialect ? CLAUDE_CODE_SMALL : requestText(t, id);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json',
-      'content-length': this.dialect ? Buffer.byteLength(body) : t.baseBytes + String(id).length,
+      'content-length': this.dialect ? CLAUDE_CODE_SMALL_BYTES : t.baseBytes + String(id).length,
     };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     const expect = EXPECT[t.name];

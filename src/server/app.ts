@@ -284,8 +284,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return jsonAnswer(c, response);
   });
 
+  // jsonAnswer itself, not a closure over c: nothing is built per call beyond the answer.
   app.post(`${base}/claude-code`, access, (c) =>
-    answerClaudeCode(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
+    answerClaudeCode(c, gateway, server.maxBodyBytes, jsonAnswer),
   );
 
   app.post(`${base}/hermes`, access, (c) =>

@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
-import { DIALECT, toHookRequest, toHostAnswer } from '../dialects/claude-code/index.js';
+import { DIALECT, type RequestOptions, toHookRequest, toHostAnswer } from '../dialects/claude-code/index.js';
 import { Refusal } from '../limits/types.js';
 import { failureAnswer } from '../policy/index.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readBodyLimited } from './body.js';
 import { httpError, rateLimited } from './errors.js';
-import type { Gateway } from './gateway.js';
+import type { CallOrigin, Gateway } from './gateway.js';
 
 /**
  * The name this hook's own MCP route is registered under in Claude Code's settings; its tools then
@@ -14,6 +14,25 @@ import type { Gateway } from './gateway.js';
  */
 export function ownMcpServerName(hook: string): string {
   return `hookgate-${hook}`;
+}
+
+/**
+ * The translator's options for one call. A class whose getters run only when the translator reads
+ * them: the clock only for the runtime events that carry a time (a tool call has none), the MCP
+ * server name only for an `mcp__` tool. A getter on a prototype costs nothing per call, where an
+ * object literal with getters or closures would (tsx wraps each named arrow in a `defineProperty`).
+ */
+class CallOptions implements RequestOptions {
+  constructor(
+    readonly requestId: string,
+    private readonly hookName: string,
+  ) {}
+  get now(): string {
+    return new Date().toISOString();
+  }
+  get ownMcpServer(): string {
+    return ownMcpServerName(this.hookName);
+  }
 }
 
 /**
@@ -28,7 +47,7 @@ export async function answerClaudeCode(
   c: Context<{ Variables: AuthVariables }>,
   gateway: Gateway,
   maxBodyBytes: number,
-  answer: (text: string) => Response,
+  answer: (c: Context<{ Variables: AuthVariables }>, text: string) => Response,
 ): Promise<Response> {
   const text = await readBodyLimited(c, maxBodyBytes);
   let body: unknown;
@@ -39,25 +58,21 @@ export async function answerClaudeCode(
   }
   const hook = c.get('hook');
   const requestId = c.get('requestId');
-  const request = toHookRequest(body, {
-    requestId,
-    now: new Date().toISOString(),
-    ownMcpServer: ownMcpServerName(hook.name),
-  });
+  const request = toHookRequest(body, new CallOptions(requestId, hook.name));
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not a Claude Code hook call: ${request.why}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
-    return answer('{}');
+    return answer(c, '{}');
   }
-  const origin = { dialect: DIALECT, hostApproves: true, requestId };
+  const origin: CallOrigin = { dialect: DIALECT, hostApproves: true, requestId };
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   try {
-    return answer(JSON.stringify(toHostAnswer(request, result)));
+    return answer(c, JSON.stringify(toHostAnswer(request, result)));
   } catch {
     // An answer too deep to serialise is a bad answer: the declared failure answer instead.
     const fallback = failureAnswer(hook, request.method, 'answer could not be serialised', true);
-    return answer(JSON.stringify(toHostAnswer(request, fallback)));
+    return answer(c, JSON.stringify(toHostAnswer(request, fallback)));
   }
 }

@@ -305,6 +305,17 @@ describe('what the hook sees', () => {
     expect(JSON.stringify(events[0].params)).not.toContain('saw the tool result');
   });
 
+  it('a runtime event carries the time of the call (read only for events) and the request id', async () => {
+    const before = new Date().toISOString();
+    await cc('reader', find('13', 'Stop'));
+    const after = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 50));
+    const [event] = recorder().calls.filter((c) => c.method === 'hook.runtime_event');
+    expect(event.params.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(event.params.time >= before && event.params.time <= after).toBe(true);
+    expect(event.params.id).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  });
+
   it('events reach observe-mode hooks only', async () => {
     await cc('tools', find('13', 'Stop'));
     await new Promise((r) => setTimeout(r, 50));

@@ -106,7 +106,8 @@ export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest 
         : 'turn.tool.after';
   const params: Record<string, unknown> = {
     meta: meta(body, tracePath),
-    tool: toolName(name, opts.ownMcpServer),
+    // opts.ownMcpServer is read only for an MCP tool (the route computes it on demand).
+    tool: name.startsWith('mcp__') ? toolName(name, opts.ownMcpServer) : name,
     arguments: toolInput,
   };
   if (callEvent !== 'PostToolUse') return { kind: 'call', event: callEvent, method, params, toolInput };
