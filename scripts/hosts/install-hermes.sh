@@ -29,5 +29,8 @@ grep -l "^#!$dest.partial/bin/python" "$dest"/bin/* 2>/dev/null | while read -r 
   sed -i "1s|^#!$dest.partial/bin/python|#!$dest/bin/python|" "$f"
 done
 sed -i "s|$dest.partial|$dest|g" "$dest/pyvenv.cfg" "$dest"/bin/activate* 2>/dev/null || true
-HOME="$(mktemp -d)" HERMES_HOME="$(mktemp -d)" "$bin" --version | head -1
+# All of its output, then the first line: `| head -1` closes the pipe early and Hermes dies of
+# BrokenPipeError (which, under pipefail, failed the install).
+version="$(HOME="$(mktemp -d)" HERMES_HOME="$(mktemp -d)" "$bin" --version 2>&1)"
+echo "${version%%$'\n'*}"
 echo "hermes $VERSION installed in $dest"
