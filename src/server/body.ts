@@ -21,6 +21,19 @@ export async function readBodyLimited(c: Context, max: number): Promise<string> 
   return decoder.decode(bytes);
 }
 
+/**
+ * A host dialect's body: read as readBodyLimited does and parsed, or 400 `bad_request` when it is
+ * not JSON (the host's own failure setting then decides). One place for every dialect route.
+ */
+export async function readJsonBody(c: Context, max: number): Promise<unknown> {
+  const text = await readBodyLimited(c, max);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw httpError(400, 'bad_request', 'body is not valid JSON');
+  }
+}
+
 /** The rest of the body is never read, so this connection cannot carry another request. */
 function tooLarge(max: number) {
   return httpError(413, 'payload_too_large', `message over ${max} bytes`, { connection: 'close' });

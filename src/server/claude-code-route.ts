@@ -4,7 +4,7 @@ import { Refusal } from '../limits/types.js';
 import { failureAnswer } from '../policy/index.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
-import { readBodyLimited } from './body.js';
+import { readJsonBody } from './body.js';
 import { httpError, rateLimited } from './errors.js';
 import type { CallOrigin, Gateway } from './gateway.js';
 
@@ -49,13 +49,7 @@ export async function answerClaudeCode(
   maxBodyBytes: number,
   answer: (c: Context<{ Variables: AuthVariables }>, text: string) => Response,
 ): Promise<Response> {
-  const text = await readBodyLimited(c, maxBodyBytes);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw httpError(400, 'bad_request', 'body is not valid JSON');
-  }
+  const body = await readJsonBody(c, maxBodyBytes);
   const hook = c.get('hook');
   const requestId = c.get('requestId');
   const request = toHookRequest(body, new CallOptions(requestId, hook.name));

@@ -13,7 +13,7 @@ import { failureAnswer } from '../policy/index.js';
 import type { Principal } from '../auth/principal.js';
 import { type CallMethod, Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
-import { readBodyLimited } from './body.js';
+import { readJsonBody } from './body.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
 
@@ -37,13 +37,7 @@ export async function answerOpenClaw(
   maxBodyBytes: number,
   answer: (text: string) => Response,
 ): Promise<Response> {
-  const text = await readBodyLimited(c, maxBodyBytes);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw httpError(400, 'bad_request', 'body is not valid JSON');
-  }
+  const body = await readJsonBody(c, maxBodyBytes);
   const hook = c.get('hook');
   const requestId = c.get('requestId');
   const request = toHookRequest(body, { requestId, now: new Date().toISOString() });
