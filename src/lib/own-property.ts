@@ -10,3 +10,14 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
     target[key] = value;
   }
 }
+
+/** `o[key]` only when it is `o`'s own field: a name from the wire never reaches an inherited one. */
+export function ownValue(o: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
+/** `o[key]` when it is an own string field, else `''` (PicoClaw's zero value for a string). */
+export function ownString(o: Record<string, unknown>, key: string): string {
+  const v = ownValue(o, key);
+  return typeof v === 'string' ? v : '';
+}

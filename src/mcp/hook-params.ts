@@ -1,18 +1,11 @@
+import { hookMeta } from '../protocol/hook-meta.js';
 /**
  * The params of the hook calls the MCP route makes, shaped as PicoClaw sends them (`meta` is
  * HookMeta: PascalCase, every key present). `Source: "mcp"` tells a hook the call did not come
  * from a host's own turn; there is no turn, session or conversation behind it.
  */
 function meta(tracePath: string, requestId: string): Record<string, unknown> {
-  return {
-    AgentID: '',
-    TurnID: requestId,
-    ParentTurnID: '',
-    SessionKey: '',
-    Iteration: 0,
-    TracePath: tracePath,
-    Source: 'mcp',
-  };
+  return hookMeta({ source: 'mcp', turnId: requestId }, tracePath);
 }
 
 /** hook.before_tool for an MCP tools/call. */

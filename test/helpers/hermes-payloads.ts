@@ -63,7 +63,7 @@ export const CAPTURED_PRE_TOOL_0_19 = {
   tool_name: 'terminal',
   tool_input: { command: 'echo hookgate-probe' },
   session_id: '20261123_144500_8e45b2',
-  cwd: '/tmp/hermes-run/proj',
+  cwd: '/home/u/project',
   extra: {
     task_id: 'b6fb1f6b-9260-44b3-8387-a437f4f1a5cc',
     tool_call_id: 'call_1',

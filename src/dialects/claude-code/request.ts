@@ -1,3 +1,5 @@
+import { ownString, ownValue as own } from '../../lib/own-property.js';
+import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-meta.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
 import { toToolResult } from './tool-output.js';
@@ -44,21 +46,17 @@ export interface RequestOptions {
   ownMcpServer?: string;
 }
 
-const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-/** PicoClaw's HookMeta (PascalCase, all seven keys): Claude Code's session and prompt ids. */
-function meta(body: Record<string, unknown>, tracePath: string): Record<string, unknown> {
+/** Claude Code's session and prompt ids, in PicoClaw's terms (HookMeta, runtime event scope). */
+function idsOf(body: Record<string, unknown>): CallIds {
   return {
-    AgentID: str(own(body, 'agent_id')),
-    TurnID: str(own(body, 'prompt_id')),
-    ParentTurnID: '',
-    SessionKey: str(own(body, 'session_id')),
-    Iteration: 0,
-    TracePath: tracePath,
-    Source: 'claude-code',
+    source: 'claude-code',
+    agentId: ownString(body, 'agent_id'),
+    turnId: ownString(body, 'prompt_id'),
+    sessionKey: ownString(body, 'session_id'),
   };
 }
+
+const meta = (body: Record<string, unknown>, tracePath: string) => hookMeta(idsOf(body), tracePath);
 
 /** Claude Code names MCP tools `mcp__<server>__<tool>`; the hook's own server's tools by bare name. */
 export function toolName(name: string, ownMcpServer?: string): string {
@@ -87,7 +85,7 @@ export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest 
       params: {
         meta: meta(body, 'turn.llm.request'),
         model: '',
-        messages: [{ role: 'user', content: str(own(body, 'prompt')) }],
+        messages: [{ role: 'user', content: ownString(body, 'prompt') }],
       },
     };
   }
@@ -119,19 +117,7 @@ export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest 
   return { kind: 'call', event: callEvent, method, params, toolInput, toolResponse };
 }
 
-/**
- * Every other event, as a PicoClaw runtime event. Its kind is unknown to the gateway's minimisation,
- * so without conversation_access every string of the payload (prompts, Stop's
- * last_assistant_message, …) is withheld; the session id travels in the scope.
- */
+/** Every other event, as a runtime event (prompts, Stop's last_assistant_message, … withheld unless granted). */
 function runtimeEvent(event: string, body: Record<string, unknown>, opts: RequestOptions) {
-  return {
-    id: opts.requestId,
-    kind: `claude-code.${event}`,
-    time: opts.now,
-    source: { component: 'claude-code', name: str(own(body, 'agent_type')) },
-    scope: { session_key: str(own(body, 'session_id')), turn_id: str(own(body, 'prompt_id')) },
-    correlation: {},
-    payload: body,
-  };
+  return hostRuntimeEvent(event, { ...idsOf(body), name: ownString(body, 'agent_type') }, body, opts);
 }

@@ -1,3 +1,5 @@
+import { ownString, ownValue as own } from '../../lib/own-property.js';
+import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-meta.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
 
@@ -35,26 +37,21 @@ export interface RequestOptions {
   now: string;
 }
 
-const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
 function extraOf(body: Record<string, unknown>): Record<string, unknown> {
   const extra = own(body, 'extra');
   return isPlainObject(extra) ? extra : {};
 }
 
-/** PicoClaw's HookMeta (PascalCase, all seven keys): Hermes's session and turn ids. */
-function meta(body: Record<string, unknown>, tracePath: string): Record<string, unknown> {
+/** Hermes's session and turn ids, in PicoClaw's terms (HookMeta, runtime event scope). */
+function idsOf(body: Record<string, unknown>): CallIds {
   return {
-    AgentID: '',
-    TurnID: str(own(extraOf(body), 'turn_id')),
-    ParentTurnID: '',
-    SessionKey: str(own(body, 'session_id')),
-    Iteration: 0,
-    TracePath: tracePath,
-    Source: 'hermes',
+    source: 'hermes',
+    turnId: ownString(extraOf(body), 'turn_id'),
+    sessionKey: ownString(body, 'session_id'),
   };
 }
+
+const meta = (body: Record<string, unknown>, tracePath: string) => hookMeta(idsOf(body), tracePath);
 
 export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest {
   if (!isPlainObject(body)) return { kind: 'invalid', why: 'body is not a JSON object' };
@@ -113,23 +110,11 @@ function llmCall(body: Record<string, unknown>): HookRequest {
     kind: 'call',
     event: 'pre_llm_call',
     method: Method.BeforeLlm,
-    params: { meta: meta(body, 'turn.llm.request'), model: str(own(x, 'model')), messages },
+    params: { meta: meta(body, 'turn.llm.request'), model: ownString(x, 'model'), messages },
   };
 }
 
-/**
- * Every other event, as a PicoClaw runtime event. Its kind is unknown to the gateway's minimisation,
- * so without conversation_access every string of the payload is withheld; the session id travels
- * in the scope.
- */
+/** Every other event, as a runtime event (its strings withheld unless granted). */
 function runtimeEvent(event: string, body: Record<string, unknown>, opts: RequestOptions) {
-  return {
-    id: opts.requestId,
-    kind: `hermes.${event}`,
-    time: opts.now,
-    source: { component: 'hermes', name: str(own(body, 'profile')) },
-    scope: { session_key: str(own(body, 'session_id')), turn_id: str(own(extraOf(body), 'turn_id')) },
-    correlation: {},
-    payload: body,
-  };
+  return hostRuntimeEvent(event, { ...idsOf(body), name: ownString(body, 'profile') }, body, opts);
 }

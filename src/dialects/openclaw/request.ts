@@ -1,3 +1,5 @@
+import { ownString, ownValue as own } from '../../lib/own-property.js';
+import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-meta.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
 
@@ -40,22 +42,20 @@ export interface RequestOptions {
   now: string;
 }
 
-const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const obj = (v: unknown): Record<string, unknown> => (isPlainObject(v) ? v : {});
 
-/** PicoClaw's HookMeta (PascalCase, all seven keys): OpenClaw's agent, run and session ids. */
-function meta(event: Record<string, unknown>, ctx: Record<string, unknown>, tracePath: string) {
+/** OpenClaw's agent, run and session ids, in PicoClaw's terms (HookMeta, runtime event scope). */
+function idsOf(ctx: Record<string, unknown>, runId: string): CallIds {
   return {
-    AgentID: str(own(ctx, 'agentId')),
-    TurnID: str(own(event, 'runId')) || str(own(ctx, 'runId')),
-    ParentTurnID: '',
-    SessionKey: str(own(ctx, 'sessionKey')) || str(own(ctx, 'sessionId')),
-    Iteration: 0,
-    TracePath: tracePath,
-    Source: 'openclaw',
+    source: 'openclaw',
+    agentId: ownString(ctx, 'agentId'),
+    turnId: runId,
+    sessionKey: ownString(ctx, 'sessionKey') || ownString(ctx, 'sessionId'),
   };
 }
+
+const meta = (event: Record<string, unknown>, ctx: Record<string, unknown>, tracePath: string) =>
+  hookMeta(idsOf(ctx, ownString(event, 'runId') || ownString(ctx, 'runId')), tracePath);
 
 export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest {
   if (!isPlainObject(body)) return { kind: 'invalid', why: 'body is not a JSON object' };
@@ -85,7 +85,7 @@ export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest 
       method,
       params: {
         meta: meta(event, ctx, 'turn.llm.response'),
-        model: str(own(event, 'model')),
+        model: ownString(event, 'model'),
         response: { role: 'assistant', content },
       },
     };
@@ -153,11 +153,11 @@ function llmRequest(event: Record<string, unknown>, ctx: Record<string, unknown>
   if (Array.isArray(history)) {
     for (const m of history) {
       if (!isPlainObject(m)) continue;
-      messages.push({ role: str(own(m, 'role')), content: messageText(own(m, 'content')) });
+      messages.push({ role: ownString(m, 'role'), content: messageText(own(m, 'content')) });
     }
   }
-  messages.push({ role: 'user', content: str(own(event, 'prompt')) });
-  return { meta: meta(event, ctx, 'turn.llm.request'), model: str(own(event, 'model')), messages };
+  messages.push({ role: 'user', content: ownString(event, 'prompt') });
+  return { meta: meta(event, ctx, 'turn.llm.request'), model: ownString(event, 'model'), messages };
 }
 
 /**
@@ -171,16 +171,6 @@ function runtimeEvent(
   ctx: Record<string, unknown>,
   opts: RequestOptions,
 ): Record<string, unknown> {
-  return {
-    id: opts.requestId,
-    kind: `openclaw.${hook}`,
-    time: opts.now,
-    source: { component: 'openclaw', name: str(own(ctx, 'agentId')) },
-    scope: {
-      session_key: str(own(ctx, 'sessionKey')) || str(own(ctx, 'sessionId')),
-      turn_id: str(own(ctx, 'runId')),
-    },
-    correlation: {},
-    payload: event,
-  };
+  const ids = idsOf(ctx, ownString(ctx, 'runId'));
+  return hostRuntimeEvent(hook, { ...ids, name: ids.agentId }, event, opts);
 }
