@@ -161,11 +161,14 @@ const OpenClawHookInput = z
       description:
         'The OpenClaw plugin hook: before_tool_call → hook.before_tool (then hook.approve_tool with the approve mode), ' +
         'after_tool_call → hook.after_tool, llm_input → hook.before_llm, llm_output → hook.after_llm; ' +
+        "hookgate.execute_tool (OpenClaw runs one of the hook's own tools, registered by the plugin) → " +
+        "hook.before_tool, whose respond is the tool's result (OpenClawToolResult); " +
         'every other hook → hook.runtime_event (observe mode), answered {}',
     }),
     event: z.record(z.string(), z.unknown()).openapi({
       description:
-        "OpenClaw's event object as the handler got it (before_tool_call: toolName, params, runId, toolCallId)",
+        "OpenClaw's event object as the handler got it (before_tool_call: toolName, params, runId, toolCallId; " +
+        'hookgate.execute_tool: toolName, params, toolCallId)',
     }),
     ctx: z.record(z.string(), z.unknown()).optional().openapi({
       description:
@@ -190,6 +193,25 @@ const OpenClawHookAnswer = z
   })
   .openapi('OpenClawHookAnswer', {
     description: "{} is no objection; the plugin's handler returns this to OpenClaw",
+  });
+
+const OpenClawToolResult = z
+  .object({
+    content: z
+      .array(z.object({ type: z.literal('text'), text: z.string() }))
+      .openapi({ description: "What the model reads: respond's for_llm, or why there is no result" }),
+    details: z
+      .object({
+        ok: z.boolean().openapi({ description: 'false: OpenClaw records the call as failed' }),
+        error: z.string().optional(),
+        media: z.array(z.string()).optional().openapi({ description: "respond's media refs" }),
+      })
+      .passthrough(),
+  })
+  .openapi('OpenClawToolResult', {
+    description:
+      "hookgate.execute_tool: the AgentToolResult the plugin tool's execute returns (respond → the result; " +
+      'deny_tool, any other answer, a failed hook or a tool this token may not use → ok: false with the reason)',
   });
 
 const McpMessage = z
@@ -416,8 +438,9 @@ export const routes = {
     },
     responses: {
       200: {
-        description: "The handler result in OpenClaw's shape, after policy",
-        content: { 'application/json': { schema: OpenClawHookAnswer } },
+        description:
+          "The handler result in OpenClaw's shape, after policy (a tool result for hookgate.execute_tool)",
+        content: { 'application/json': { schema: z.union([OpenClawHookAnswer, OpenClawToolResult]) } },
       },
       400: {
         description:

@@ -3,9 +3,12 @@ import type { HookRuntime } from '../config/runtime.js';
 import {
   approvalAnswer,
   DIALECT,
+  errorResult,
   type HookRequest,
+  type OpenClawToolResult,
   toHookRequest,
   toHostAnswer,
+  toToolResult,
 } from '../dialects/openclaw/index.js';
 import { Refusal } from '../limits/types.js';
 import { isPlainObject } from '../policy/equal.js';
@@ -18,6 +21,7 @@ import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
 
 type Call = Extract<HookRequest, { kind: 'call' }>;
+type Execute = Extract<HookRequest, { kind: 'execute' }>;
 
 /**
  * POST .../{hook}/openclaw: one OpenClaw plugin-hook call, forwarded by the hookgate OpenClaw
@@ -47,6 +51,9 @@ export async function answerOpenClaw(
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer('{}');
   }
+  if (request.kind === 'execute') {
+    return answer(JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, requestId)));
+  }
   const out =
     request.hook === 'before_tool_call'
       ? await beforeToolCall(gateway, c.get('principal'), hook, request, requestId)
@@ -61,6 +68,38 @@ export async function answerOpenClaw(
     const fallback = failureAnswer(hook, request.method, 'answer could not be serialised');
     return answer(JSON.stringify(toHostAnswer(request, fallback)));
   }
+}
+
+/**
+ * OpenClaw runs one of the hook's own tools (registered by the plugin): hook.before_tool, and its
+ * `respond` is the result. A tool outside the caller's effective tools never reaches the hook and
+ * is audited, with the same answer whether the hook lacks it or this token may not use it. The
+ * `respond` grant is the usual one (the hook's own `tools`); no host approval is skipped, since
+ * OpenClaw applies its tool policy to a plugin tool before it runs.
+ */
+async function executeTool(
+  gateway: Gateway,
+  principal: Principal,
+  hook: HookRuntime,
+  request: Execute,
+  requestId: string,
+): Promise<OpenClawToolResult> {
+  const origin = { dialect: DIALECT, hostApproves: false, requestId };
+  if (!gateway.policyFor(principal, hook).tools.has(request.tool)) {
+    gateway.refuseTool(principal, hook, Method.BeforeTool, request.tool, 'error:unknown_tool', origin);
+    return errorResult(`Unknown tool: ${request.tool}`);
+  }
+  let failure: string | undefined;
+  const result = await gateway.invoke(principal, hook, Method.BeforeTool, request.params, {
+    ...origin,
+    observer: {
+      failed(why) {
+        failure = why;
+      },
+    },
+  });
+  if (result instanceof Refusal) throw rateLimited(result);
+  return toToolResult(hook.name, request.tool, result, failure);
 }
 
 async function invoke(

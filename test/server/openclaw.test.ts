@@ -41,6 +41,7 @@ beforeAll(async () => {
         reader: { ...rec, modes: NO_APPROVE, grants: { conversation_access: true } },
         tools: { ...rec, modes: ['tool'] },
         weather: { ...rec, modes: ['tool'], tools: ['get_weather'] },
+        weatherDown: { ...down, modes: ['tool'], tools: ['get_weather'], on_failure: 'closed' },
         closed: { ...down, modes: ALL, on_failure: 'closed' },
         open: { ...down, modes: NO_APPROVE, on_failure: 'open' },
         slow: { ...rec, modes: ['tool'], on_failure: 'closed', timeout_ms: 100 },
@@ -315,5 +316,102 @@ describe('what the hook sees (fixture 06: llm_input carries the whole system pro
       ['hook.before_tool', 'exec', 'echo hookgate-e2e-<MARKER>'],
       ['hook.after_tool', 'exec', 'echo hookgate-e2e-<MARKER>'],
     ]);
+  });
+});
+
+describe('hookgate.execute_tool: OpenClaw runs one of the hook’s own tools', () => {
+  const execute = (toolName: string, params: unknown = { city: 'Oslo' }) => ({
+    hook: 'hookgate.execute_tool',
+    event: { toolName, params, toolCallId: 'call_1' },
+    ctx: { agentId: 'main', sessionKey: 'agent:main:main' },
+  });
+
+  it('respond → the tool result: for_llm is the text the model reads, media in details', async () => {
+    recorder().answer = () => ({
+      action: 'respond',
+      result: { for_llm: 'sunny, 21 °C', media: ['media://chart.png'] },
+    });
+    const r = await oc('weather', execute('get_weather'));
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      content: [{ type: 'text', text: 'sunny, 21 °C' }],
+      details: { ok: true, media: ['media://chart.png'] },
+    });
+    // Asked exactly as PicoClaw asks before_tool for an injected tool.
+    expect(recorder().calls).toEqual([
+      {
+        method: 'hook.before_tool',
+        params: {
+          meta: expect.objectContaining({
+            AgentID: 'main',
+            SessionKey: 'agent:main:main',
+            TurnID: '',
+            TracePath: 'turn.tool.before',
+            Source: 'openclaw',
+          }),
+          tool: 'get_weather',
+          arguments: { city: 'Oslo' },
+        },
+      },
+    ]);
+  });
+
+  it('a respond result marked is_error → a failed call with its text', async () => {
+    recorder().answer = () => ({ action: 'respond', result: { for_llm: 'no such city', is_error: true } });
+    expect((await oc('weather', execute('get_weather'))).body).toEqual({
+      content: [{ type: 'text', text: 'no such city' }],
+      details: { ok: false, error: 'no such city' },
+    });
+  });
+
+  it('deny_tool, and an answer that is no result, → a failed call saying why', async () => {
+    recorder().answer = () => ({ action: 'deny_tool', reason: 'not today' });
+    const denied = (await oc('weather', execute('get_weather'))).body;
+    expect(denied.details).toEqual({
+      ok: false,
+      error: 'Tool execution denied by hook "weather": not today',
+    });
+    expect(denied.content[0].text).toBe(denied.details.error);
+    recorder().answer = () => ({ action: 'continue' });
+    expect((await oc('weather', execute('get_weather'))).body.details.error).toBe(
+      'hook "weather" did not answer tool "get_weather" (it answered "continue")',
+    );
+  });
+
+  it('the hook’s backend down: a failed call naming the failure, not a hang', async () => {
+    const r = await oc('weatherDown', execute('get_weather'));
+    expect(r.status).toBe(200);
+    expect(r.body.details.ok).toBe(false);
+    expect(r.body.details.error).toMatch(/^hook "weatherDown" failed to answer tool "get_weather": /);
+  });
+
+  it('a tool the hook does not own, or this token may not use: refused before the hook, audited as openclaw', async () => {
+    const before = gw.logs.audits().length;
+    const notOwned = await oc('weather', execute('exec'));
+    const narrowed = await oc(
+      'weather',
+      execute('get_weather'),
+      await gw.token({ hooks: ['weather'], tools: ['other_tool'] }),
+    );
+    for (const r of [notOwned, narrowed]) {
+      expect(r.status).toBe(200);
+      expect(r.body.details.ok).toBe(false);
+    }
+    expect(notOwned.body.details.error).toBe('Unknown tool: exec');
+    expect(narrowed.body.details.error).toBe('Unknown tool: get_weather');
+    expect(recorder().calls).toEqual([]);
+    expect(gw.logs.audits().slice(before)).toEqual([
+      expect.objectContaining({ dialect: 'openclaw', rule: 'tool_not_granted', tool: 'exec' }),
+      expect.objectContaining({ dialect: 'openclaw', rule: 'tool_not_granted', tool: 'get_weather' }),
+    ]);
+  });
+
+  it('no toolName, or params that are not an object → 400 naming it', async () => {
+    const noName = await oc('weather', { hook: 'hookgate.execute_tool', event: { params: {} } });
+    expect(noName.status).toBe(400);
+    expect(noName.body.error.message).toContain('event.toolName is missing');
+    const badParams = await oc('weather', execute('get_weather', 'Oslo'));
+    expect(badParams.status).toBe(400);
+    expect(badParams.body.error.message).toContain('event.params is not an object');
   });
 });

@@ -2,10 +2,17 @@
  * The OpenClaw dialect: OpenClaw's plugin hooks (forwarded by the hookgate plugin) onto the hook's
  * PicoClaw methods and back. See docs/hosts/openclaw.md for the whole mapping.
  */
-export { approvalAnswer, toHostAnswer } from './response.js';
+export {
+  approvalAnswer,
+  errorResult,
+  type OpenClawToolResult,
+  toHostAnswer,
+  toToolResult,
+} from './response.js';
 export {
   CALL_HOOKS,
   type CallHook,
+  EXECUTE_TOOL,
   type HookRequest,
   type RequestOptions,
   toHookRequest,

@@ -23,6 +23,13 @@ export const CALL_HOOKS = {
 
 export type CallHook = keyof typeof CALL_HOOKS;
 
+/**
+ * Not an OpenClaw hook: the plugin posts this when OpenClaw runs one of the hook's own tools, which
+ * the plugin registered with OpenClaw (`api.registerTool`). The dot keeps it apart from OpenClaw's
+ * hook names, which are snake_case words.
+ */
+export const EXECUTE_TOOL = 'hookgate.execute_tool';
+
 export type HookRequest =
   | {
       kind: 'call';
@@ -32,6 +39,11 @@ export type HookRequest =
       /** The tool's params as OpenClaw sent them (tool hooks), to complete a rewrite. */
       toolParams?: Record<string, unknown>;
     }
+  /**
+   * OpenClaw runs one of the hook's own tools: hook.before_tool, whose `respond` is the result
+   * (the real equivalent of PicoClaw's respond; see docs/hosts/openclaw.md).
+   */
+  | { kind: 'execute'; tool: string; params: Record<string, unknown> }
   | { kind: 'event'; hook: string; params: Record<string, unknown> }
   | { kind: 'invalid'; why: string };
 
@@ -68,6 +80,7 @@ export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest 
     return { kind: 'invalid', why: 'ctx is not an object' };
   }
   const ctx = obj(rawCtx);
+  if (hook === EXECUTE_TOOL) return executeTool(event, ctx);
   if (!Object.hasOwn(CALL_HOOKS, hook)) {
     return { kind: 'event', hook, params: runtimeEvent(hook, event, ctx, opts) };
   }
@@ -109,6 +122,26 @@ export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest 
   // PicoClaw's after_tool duration is in nanoseconds.
   params.duration = typeof ms === 'number' && Number.isFinite(ms) ? Math.round(ms * 1e6) : 0;
   return { kind: 'call', hook: callHook, method, params, toolParams };
+}
+
+/**
+ * A plugin tool's execute: `event` is `{toolName, params, toolCallId}`, `ctx` the ids from
+ * OpenClaw's tool context (agentId, sessionKey). Sent as PicoClaw sends
+ * before_tool, so a hook answers it exactly as it answers its injected tool on PicoClaw.
+ */
+function executeTool(event: Record<string, unknown>, ctx: Record<string, unknown>): HookRequest {
+  const tool = own(event, 'toolName');
+  if (typeof tool !== 'string' || tool === '') return { kind: 'invalid', why: 'event.toolName is missing' };
+  const args = own(event, 'params');
+  if (args !== undefined && args !== null && !isPlainObject(args)) {
+    return { kind: 'invalid', why: 'event.params is not an object' };
+  }
+  // OpenClaw gives a tool no run id, so TurnID stays empty rather than naming something else.
+  return {
+    kind: 'execute',
+    tool,
+    params: { meta: hookMeta(idsOf(ctx, ''), 'turn.tool.before'), tool, arguments: obj(args) },
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { fillBack, isPlainObject, jsonEqual } from '../../policy/equal.js';
+import { readToolAnswer } from '../../protocol/tool-answer.js';
 import type { HookRequest } from './request.js';
 
 /**
@@ -60,4 +61,36 @@ export function approvalAnswer(answer: Record<string, unknown>): Record<string, 
 
 function block(blockReason: string): Record<string, unknown> {
   return { block: true, blockReason };
+}
+
+/** OpenClaw's AgentToolResult: what a plugin tool's execute returns. */
+export interface OpenClawToolResult {
+  content: { type: 'text'; text: string }[];
+  details: Record<string, unknown>;
+}
+
+/**
+ * A hook's before_tool answer for one of its own tools (after policy) → the result the plugin
+ * tool's execute returns: `respond`'s `for_llm` is the text the model reads; anything else is an
+ * error result saying why (src/protocol/tool-answer.ts). `details` carries the outcome in the
+ * fields OpenClaw grades a call by (`ok`, `error`), and the result's media refs, which in PicoClaw
+ * go to the user rather than the model.
+ */
+export function toToolResult(
+  hook: string,
+  tool: string,
+  answer: Record<string, unknown>,
+  failure?: string,
+): OpenClawToolResult {
+  const read = readToolAnswer(hook, tool, answer, failure);
+  if (read.kind === 'error') return errorResult(read.message);
+  if (read.isError) return errorResult(read.text);
+  const details: Record<string, unknown> = { ok: true };
+  if (read.media.length > 0) details.media = read.media;
+  return { content: [{ type: 'text', text: read.text }], details };
+}
+
+/** An error result: the model reads `message`, OpenClaw records the call as failed. */
+export function errorResult(message: string): OpenClawToolResult {
+  return { content: [{ type: 'text', text: message }], details: { ok: false, error: message } };
 }

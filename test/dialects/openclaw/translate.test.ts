@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { approvalAnswer, toHookRequest, toHostAnswer } from '../../../src/dialects/openclaw/index.js';
+import {
+  approvalAnswer,
+  EXECUTE_TOOL,
+  errorResult,
+  toHookRequest,
+  toHostAnswer,
+  toToolResult,
+} from '../../../src/dialects/openclaw/index.js';
 import {
   keyOf,
   loadOcFixtures,
@@ -199,5 +206,65 @@ describe('policy-checked answer → OpenClaw handler result', () => {
       expect(toHostAnswer(c, { action: 'abort_turn', reason: 'x' })).toEqual({});
       expect(toHostAnswer(c, { action: 'modify', call: { tool: 'x' } })).toEqual({});
     }
+  });
+});
+
+describe('hookgate.execute_tool (a plugin tool of the hook’s own)', () => {
+  it('becomes hook.before_tool with OpenClaw’s ids, the params as arguments, no turn id', () => {
+    const r = toHookRequest(
+      {
+        hook: EXECUTE_TOOL,
+        event: { toolName: 'get_weather', params: { city: 'Oslo' }, toolCallId: 'call_9' },
+        ctx: { agentId: 'main', sessionKey: 'agent:main:s1' },
+      },
+      opts,
+    );
+    expect(r).toEqual({
+      kind: 'execute',
+      tool: 'get_weather',
+      params: {
+        meta: {
+          AgentID: 'main',
+          TurnID: '',
+          ParentTurnID: '',
+          SessionKey: 'agent:main:s1',
+          Iteration: 0,
+          TracePath: 'turn.tool.before',
+          Source: 'openclaw',
+        },
+        tool: 'get_weather',
+        arguments: { city: 'Oslo' },
+      },
+    });
+  });
+
+  it('an execute without params has empty arguments; one without a toolName is invalid', () => {
+    const r = toHookRequest({ hook: EXECUTE_TOOL, event: { toolName: 't' } }, opts);
+    expect(r.kind === 'execute' && r.params.arguments).toEqual({});
+    expect(toHookRequest({ hook: EXECUTE_TOOL, event: {} }, opts)).toEqual({
+      kind: 'invalid',
+      why: 'event.toolName is missing',
+    });
+  });
+
+  it('respond → the result; is_error, deny_tool, other answers and failures → ok: false', () => {
+    expect(toToolResult('h', 't', { action: 'respond', result: { for_llm: 'x' } })).toEqual({
+      content: [{ type: 'text', text: 'x' }],
+      details: { ok: true },
+    });
+    expect(toToolResult('h', 't', { action: 'respond', result: { for_llm: 'bad', is_error: true } })).toEqual(
+      {
+        content: [{ type: 'text', text: 'bad' }],
+        details: { ok: false, error: 'bad' },
+      },
+    );
+    expect(toToolResult('h', 't', { action: 'deny_tool' }).details).toEqual({
+      ok: false,
+      error: 'Tool execution denied by hook "h"',
+    });
+    expect(toToolResult('h', 't', { action: 'modify', call: {} }).details.ok).toBe(false);
+    expect(toToolResult('h', 't', { action: 'respond', result: { for_llm: 'x' } }, 'timed out')).toEqual(
+      errorResult('hook "h" failed to answer tool "t": timed out'),
+    );
   });
 });
