@@ -1,8 +1,22 @@
 // The hookgate OpenClaw plugin: forwards OpenClaw's plugin hooks to a hookgate gateway's
 // `/v1/tenants/<tenant>/hooks/<hook>/openclaw` route and returns its answer to OpenClaw.
 // Plain ESM JavaScript with no dependencies, so OpenClaw loads it as it is (no build step).
+//
+// It also registers the hook's own tools when the plugin directory carries them
+// (`hookgate-tools.json`, written with the matching manifest by `hookgate setup openclaw --out`):
+// OpenClaw runs such a tool by asking the gateway, and the hook's `respond` is the result.
+
+import { readFileSync } from 'node:fs';
 
 const PLUGIN_ID = 'hookgate';
+/** Not an OpenClaw hook: what the gateway's OpenClaw route runs as the hook's own tool. */
+const EXECUTE_TOOL = 'hookgate.execute_tool';
+const TOOLS_FILE = 'hookgate-tools.json';
+// OpenClaw's rule for tool names a model may call.
+const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+// The ids a tool's context carries that the hook may see; the rest (OpenClaw's whole config,
+// credential accessors, the delivery helper) never leaves the process.
+const TOOL_CTX_IDS = ['agentId', 'sessionKey', 'sessionId'];
 const FORWARDABLE = ['before_tool_call', 'after_tool_call', 'llm_input', 'llm_output', 'before_prompt_build'];
 const DEFAULT_HOOKS = ['before_tool_call', 'after_tool_call'];
 const DEFAULT_TOKEN_ENV = 'HOOKGATE_TOKEN';
@@ -59,21 +73,72 @@ export function plainContext(ctx) {
   return out;
 }
 
+/**
+ * The hook's tools as `hookgate setup openclaw` wrote them: `{tools: [{name, description,
+ * parameters}]}`, keeping only those the manifest declares in `contracts.tools` (OpenClaw refuses
+ * to register any other). Problems are reported, never thrown: the hooks still work without tools.
+ */
+export function readTools(raw, declared) {
+  const problems = [];
+  const tools = [];
+  const list = raw && typeof raw === 'object' ? raw.tools : undefined;
+  if (!Array.isArray(list)) return { tools, problems: [`${TOOLS_FILE}: "tools" is not a list`] };
+  const allowed = new Set(Array.isArray(declared) ? declared : []);
+  for (const [i, t] of list.entries()) {
+    const name = t?.name;
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+      problems.push(`${TOOLS_FILE}: tools[${i}] has no valid name`);
+    } else if (!allowed.has(name)) {
+      problems.push(`${TOOLS_FILE}: tool "${name}" is not in the manifest's contracts.tools`);
+    } else if (tools.some((x) => x.name === name)) {
+      problems.push(`${TOOLS_FILE}: tool "${name}" is listed twice`);
+    } else {
+      const parameters =
+        t.parameters && typeof t.parameters === 'object' && t.parameters.type === 'object'
+          ? t.parameters
+          : { type: 'object' };
+      tools.push({ name, description: typeof t.description === 'string' ? t.description : '', parameters });
+    }
+  }
+  return { tools, problems };
+}
+
+/** The tools bundled next to this file, with the manifest's contracts.tools; none when absent. */
+function bundledTools() {
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync(new URL(`./${TOOLS_FILE}`, import.meta.url), 'utf8'));
+  } catch (err) {
+    if (err?.code === 'ENOENT') return { tools: [], problems: [] };
+    return { tools: [], problems: [`${TOOLS_FILE} is not readable JSON: ${err.message}`] };
+  }
+  let declared = [];
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('./openclaw.plugin.json', import.meta.url), 'utf8'));
+    declared = manifest?.contracts?.tools ?? [];
+  } catch {
+    // no manifest beside the file: nothing is declared, so every tool is reported
+  }
+  return readTools(raw, declared);
+}
+
 class GatewayFailure extends Error {}
 
-/** One POST to the gateway; the parsed JSON object, or a GatewayFailure saying what went wrong. */
-async function forward(config, hook, event, ctx) {
+/**
+ * One POST to the gateway; the parsed JSON object, or a GatewayFailure saying what went wrong.
+ * `ctx` is sent as it is (callers pass only JSON-safe fields); `abort` is OpenClaw's own signal.
+ */
+async function forward(config, hook, event, ctx, abort) {
   const token = process.env[config.tokenEnv];
   if (!token) throw new GatewayFailure(`environment variable ${config.tokenEnv} (the token) is not set`);
   let body;
   try {
-    body = JSON.stringify({ hook, event, ctx: plainContext(ctx) });
+    body = JSON.stringify({ hook, event, ctx });
   } catch (err) {
     throw new GatewayFailure(`the ${hook} event is not JSON: ${err.message}`);
   }
   const timeout = AbortSignal.timeout(config.timeoutMs);
-  const signal =
-    ctx?.abortSignal instanceof AbortSignal ? AbortSignal.any([timeout, ctx.abortSignal]) : timeout;
+  const signal = abort instanceof AbortSignal ? AbortSignal.any([timeout, abort]) : timeout;
   let res;
   let text;
   try {
@@ -90,6 +155,7 @@ async function forward(config, hook, event, ctx) {
     text = await res.text();
   } catch (err) {
     if (timeout.aborted) throw new GatewayFailure(`no answer within ${config.timeoutMs} ms`);
+    if (abort?.aborted) throw new GatewayFailure('cancelled by OpenClaw');
     const cause = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(err);
     throw new GatewayFailure(`gateway unreachable (${cause})`);
   }
@@ -127,10 +193,69 @@ function blockFor(why) {
   return { block: true, blockReason: `hookgate: tool call blocked: ${why}` };
 }
 
-/** Registers the handlers; exported apart from the entry so tests can pass an api of their own. */
-export function register(api) {
+/** A failed tool result: the model reads why, OpenClaw records the call as failed. */
+function toolError(name, why) {
+  const text = `hookgate: tool "${name}" failed: ${why}`;
+  return { content: [{ type: 'text', text }], details: { ok: false, error: text } };
+}
+
+/** The gateway's tool result, checked: text content and a details object. */
+function toolResultOf(answer) {
+  const content = Array.isArray(answer.content)
+    ? answer.content.filter((c) => c?.type === 'text' && typeof c.text === 'string')
+    : [];
+  if (content.length === 0) throw new GatewayFailure('gateway answer is not a tool result');
+  const details = answer.details && typeof answer.details === 'object' ? answer.details : {};
+  return { content: content.map((c) => ({ type: 'text', text: c.text })), details };
+}
+
+/** The ids of OpenClaw's tool context the hook may see (meta's AgentID and SessionKey). */
+function toolIds(toolContext) {
+  const out = {};
+  for (const k of TOOL_CTX_IDS) if (typeof toolContext?.[k] === 'string') out[k] = toolContext[k];
+  return out;
+}
+
+/**
+ * Registers one of the hook's tools: OpenClaw builds it per run from the factory (which gives the
+ * run's ids), and its execute asks the gateway, whose answer is the hook's respond as the result.
+ * A config that cannot work still registers the tool, so a call says why rather than vanishing.
+ */
+function registerHookTool(api, config, tool, log) {
+  api.registerTool(
+    (toolContext) => ({
+      name: tool.name,
+      label: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      async execute(toolCallId, params, signal) {
+        if (!config.ok) return toolError(tool.name, `plugin config: ${config.problems.join('; ')}`);
+        try {
+          const event = { toolName: tool.name, params: params ?? {}, toolCallId };
+          return toolResultOf(await forward(config, EXECUTE_TOOL, event, toolIds(toolContext), signal));
+        } catch (err) {
+          const why = err instanceof GatewayFailure ? err.message : `plugin error: ${err?.message ?? err}`;
+          log.warn?.(`[${PLUGIN_ID}] tool ${tool.name}: ${why}`);
+          return toolError(tool.name, why);
+        }
+      },
+    }),
+    { name: tool.name },
+  );
+}
+
+/**
+ * Registers the handlers and the hook's tools; exported apart from the entry so tests can pass an
+ * api and tools of their own.
+ */
+export function register(api, bundled = bundledTools()) {
   const log = api.logger ?? console;
   const config = readConfig(api.pluginConfig);
+  for (const problem of bundled.problems) log.error?.(`[${PLUGIN_ID}] ${problem}`);
+  for (const tool of bundled.tools) registerHookTool(api, config, tool, log);
+  // The hook answers its own tools when they run; asking it again before (and after) would be a
+  // second call, and PicoClaw sends neither for a tool a hook answers.
+  const own = new Set(bundled.tools.map((t) => t.name));
   if (!config.ok) {
     // Unusable config fails closed where OpenClaw would: every tool call is refused, saying why.
     const why = `plugin config: ${config.problems.join('; ')}`;
@@ -141,8 +266,9 @@ export function register(api) {
   for (const hook of config.hooks) {
     if (hook === 'before_tool_call') {
       api.on(hook, async (event, ctx) => {
+        if (own.has(event?.toolName)) return undefined;
         try {
-          return toolCallResult(await forward(config, hook, event, ctx));
+          return toolCallResult(await forward(config, hook, event, plainContext(ctx), ctx?.abortSignal));
         } catch (err) {
           // Never throw: OpenClaw would block with a generic message; the model should know why.
           const why = err instanceof GatewayFailure ? err.message : `plugin error: ${err?.message ?? err}`;
@@ -154,8 +280,9 @@ export function register(api) {
       // Observe hooks (OpenClaw ignores what they return) and before_prompt_build, to which the
       // gateway adds nothing: a failure throws, and OpenClaw logs it and goes on.
       api.on(hook, async (event, ctx) => {
+        if (hook === 'after_tool_call' && own.has(event?.toolName)) return undefined;
         try {
-          await forward(config, hook, event, ctx);
+          await forward(config, hook, event, plainContext(ctx), ctx?.abortSignal);
         } catch (err) {
           throw new Error(`hookgate: ${hook}: ${err?.message ?? err}`);
         }

@@ -1,7 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import entry, { plainContext, readConfig } from '../../../integrations/openclaw/index.js';
+import entry, {
+  type HookTool,
+  type PluginTool,
+  plainContext,
+  readConfig,
+  readTools,
+} from '../../../integrations/openclaw/index.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { loadOcFixtures } from '../../helpers/openclaw-fixtures.js';
 import { recorder } from '../../helpers/recording-hook.js';
@@ -32,18 +38,35 @@ const fixture = (file: string, hook: string) =>
 
 type Handler = (event: unknown, ctx: unknown) => Promise<unknown> | unknown;
 
-/** Registers the entry as OpenClaw does and hands back its handlers by hook name. */
-function load(config: Record<string, unknown>): { handlers: Map<string, Handler>; logged: string[] } {
+/**
+ * Registers the entry as OpenClaw does and hands back its handlers by hook name, and its tool
+ * factories by tool name. `tools` stands for the plugin directory's hookgate-tools.json.
+ */
+function load(
+  config: Record<string, unknown>,
+  tools?: HookTool[],
+): {
+  handlers: Map<string, Handler>;
+  factories: Map<string, (toolContext: unknown) => PluginTool>;
+  logged: string[];
+} {
   const handlers = new Map<string, Handler>();
+  const factories = new Map<string, (toolContext: unknown) => PluginTool>();
   const logged: string[] = [];
-  entry.register({
-    pluginConfig: config,
-    logger: { warn: (m) => logged.push(m), error: (m) => logged.push(m) },
-    on(hook, handler) {
-      handlers.set(hook, handler);
+  entry.register(
+    {
+      pluginConfig: config,
+      logger: { warn: (m) => logged.push(m), error: (m) => logged.push(m) },
+      on(hook, handler) {
+        handlers.set(hook, handler);
+      },
+      registerTool(factory, opts) {
+        factories.set(opts.name, factory);
+      },
     },
-  });
-  return { handlers, logged };
+    tools === undefined ? undefined : { tools, problems: [] },
+  );
+  return { handlers, factories, logged };
 }
 
 const url = (hook: string, base = gw.url) => `${base}/v1/tenants/acme/hooks/${hook}/openclaw`;
@@ -67,6 +90,8 @@ beforeAll(async () => {
         guard: { ...rec, modes: ['observe', 'llm', 'tool'], grants: { rewrite_tools: ['exec'] } },
         plain: { ...rec, modes: ['tool'] },
         closed: { ...down, modes: ['tool'], on_failure: 'closed' },
+        weather: { ...rec, modes: ['tool'], tools: ['get_weather'] },
+        weatherDown: { ...down, modes: ['tool'], tools: ['get_weather'], on_failure: 'closed' },
       }),
     },
   });
@@ -224,6 +249,120 @@ describe('failure: before_tool_call blocks with a reason naming it, never throws
     await expect(handlers.get('after_tool_call')!(b.event, b.ctx)).rejects.toThrow(
       /after_tool_call: gateway unreachable/,
     );
+  });
+});
+
+describe('the hook’s own tools: registered with OpenClaw, run by asking the gateway', () => {
+  const weather: HookTool = {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  };
+  // What OpenClaw hands a tool factory: ids, and much the hook must never see.
+  const toolContext = {
+    agentId: 'main',
+    sessionKey: 'agent:main:main',
+    config: { models: { providers: { x: { apiKey: 'sk-secret-in-openclaw-config' } } } },
+    resolveApiKeyForProvider: async () => 'sk-secret',
+  };
+
+  it('registers each tool by name, described as hookgate-tools.json says', () => {
+    const { factories } = load({ url: url('weather'), tokenEnv: TOKEN_ENV }, [weather]);
+    expect([...factories.keys()]).toEqual(['get_weather']);
+    const tool = factories.get('get_weather')!(toolContext);
+    expect(tool).toMatchObject({
+      name: 'get_weather',
+      description: 'Weather for a city',
+      parameters: weather.parameters,
+    });
+  });
+
+  it('execute → the hook’s respond is the result; the hook sees the ids and nothing else of the context', async () => {
+    recorder().answer = (_m, p: any) => ({
+      action: 'respond',
+      result: { for_llm: `sunny in ${p.arguments.city}` },
+    });
+    const { factories } = load({ url: url('weather'), tokenEnv: TOKEN_ENV }, [weather]);
+    const result = await factories.get('get_weather')!(toolContext).execute('call_1', { city: 'Oslo' });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'sunny in Oslo' }], details: { ok: true } });
+    expect(recorder().calls).toHaveLength(1);
+    const seen = recorder().calls[0];
+    expect(seen.method).toBe('hook.before_tool');
+    expect(seen.params.meta).toMatchObject({ AgentID: 'main', SessionKey: 'agent:main:main' });
+    expect(JSON.stringify(seen)).not.toContain('sk-secret');
+  });
+
+  it('before_tool_call and after_tool_call for its own tools are not forwarded (the hook answers them when they run)', async () => {
+    const { handlers } = load({ url: url('weather'), tokenEnv: TOKEN_ENV }, [weather]);
+    const { event, ctx } = beforeToolCall({ city: 'Oslo' });
+    expect(
+      await handlers.get('before_tool_call')!({ ...event, toolName: 'get_weather' }, ctx),
+    ).toBeUndefined();
+    const after = fixture('01', 'after_tool_call');
+    await handlers.get('after_tool_call')!({ ...after.event, toolName: 'get_weather' }, after.ctx);
+    expect(recorder().calls).toEqual([]);
+    // Other tools are still forwarded.
+    await handlers.get('before_tool_call')!(event, ctx);
+    expect(recorder().calls.map((c) => c.params.tool)).toEqual(['exec']);
+  });
+
+  it('failures are failed results naming them, never a throw or a hang', async () => {
+    const run = async (config: Record<string, unknown>) => {
+      const { factories } = load(config, [weather]);
+      return factories.get('get_weather')!(toolContext).execute('call_1', { city: 'Oslo' });
+    };
+    const backendDown = await run({ url: url('weatherDown'), tokenEnv: TOKEN_ENV });
+    expect(backendDown.details.ok).toBe(false);
+    expect(backendDown.content[0].text).toContain('hook "weatherDown" failed to answer tool "get_weather"');
+    const unreachable = await run({ url: url('weather', closedUrl), tokenEnv: TOKEN_ENV });
+    expect(unreachable.content[0].text).toMatch(
+      /^hookgate: tool "get_weather" failed: gateway unreachable \(ECONNREFUSED\)/,
+    );
+    const started = Date.now();
+    const silentOne = await run({ url: url('weather', silentUrl), tokenEnv: TOKEN_ENV, timeoutMs: 300 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(silentOne.content[0].text).toContain('no answer within 300 ms');
+    const badConfig = await run({ url: 'ftp://x' });
+    expect(badConfig.details).toMatchObject({ ok: false });
+    expect(badConfig.content[0].text).toContain('plugin config: url must be http(s)');
+    expect(recorder().calls).toEqual([]);
+  });
+
+  it('OpenClaw’s abort signal ends the call', async () => {
+    const { factories } = load({ url: url('weather', silentUrl), tokenEnv: TOKEN_ENV, timeoutMs: 10_000 }, [
+      weather,
+    ]);
+    const abort = new AbortController();
+    const pending = factories.get('get_weather')!(toolContext).execute('call_1', {}, abort.signal);
+    setTimeout(() => abort.abort(), 50);
+    const out = await pending;
+    expect(out.details.ok).toBe(false);
+    expect(out.content[0].text).toBe('hookgate: tool "get_weather" failed: cancelled by OpenClaw');
+  });
+
+  it('hookgate-tools.json: only tools the manifest declares, each with a valid name, once', () => {
+    const { tools, problems } = readTools(
+      {
+        tools: [
+          { name: 'get_weather', description: 'w', parameters: { type: 'object' } },
+          { name: 'undeclared' },
+          { name: 'bad name!' },
+          { name: 'get_weather' },
+          { name: 'loose', parameters: { type: 'string' } },
+        ],
+      },
+      ['get_weather', 'loose', 'bad name!'],
+    );
+    expect(tools).toEqual([
+      { name: 'get_weather', description: 'w', parameters: { type: 'object' } },
+      { name: 'loose', description: '', parameters: { type: 'object' } },
+    ]);
+    expect(problems).toEqual([
+      'hookgate-tools.json: tool "undeclared" is not in the manifest\'s contracts.tools',
+      'hookgate-tools.json: tools[2] has no valid name',
+      'hookgate-tools.json: tool "get_weather" is listed twice',
+    ]);
+    expect(readTools({}, []).problems).toEqual(['hookgate-tools.json: "tools" is not a list']);
   });
 });
 
