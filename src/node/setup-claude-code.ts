@@ -1,7 +1,5 @@
 import type { HookRuntime } from '../config/runtime.js';
-
-/** The environment variable Claude Code expands into the Authorization header. */
-export const TOKEN_ENV = 'HOOKGATE_TOKEN';
+import { hookRouteUrl, TOKEN_ENV } from './setup-common.js';
 
 /**
  * Claude Code events that support HTTP hooks and carry nothing a hook could decide (SessionStart
@@ -31,7 +29,7 @@ const GUARDS = new Set(['PreToolUse', 'PermissionRequest', 'UserPromptSubmit']);
  * fails open on an unreachable gateway.
  */
 export function claudeCodeSettings(hook: HookRuntime, baseUrl: string): { hooks: Record<string, unknown[]> } {
-  const url = `${baseUrl.replace(/\/+$/, '')}/v1/tenants/${encodeURIComponent(hook.tenant)}/hooks/${encodeURIComponent(hook.name)}/claude-code`;
+  const url = hookRouteUrl(baseUrl, hook, 'claude-code');
   const events: string[] = [];
   if (hook.modes.has('llm')) events.push('UserPromptSubmit');
   if (hook.modes.has('tool')) events.push('PreToolUse');

@@ -1,10 +1,8 @@
 import type { HookRuntime } from '../config/runtime.js';
+import { GATEWAY_MARGIN_MS, hookRouteUrl } from './setup-common.js';
 
 /** Hermes events that carry nothing a hook could decide; observers get them as runtime events. */
 const OBSERVED_EVENTS = ['post_llm_call', 'on_session_start', 'on_session_end', 'subagent_stop'] as const;
-
-/** The gateway answers by the hook's failure mode this long after the hook's own deadline. */
-const GATEWAY_MARGIN_MS = 1000;
 
 /**
  * The profile `config.yaml` `hooks:` block that runs `hookgate hermes-hook` for a hookgate hook's
@@ -21,7 +19,7 @@ export function hermesHooksYaml(
   opts: { command?: string; noModify?: boolean } = {},
 ): string {
   const command = opts.command ?? 'hookgate';
-  const url = `${baseUrl.replace(/\/+$/, '')}/v1/tenants/${encodeURIComponent(hook.tenant)}/hooks/${encodeURIComponent(hook.name)}`;
+  const url = hookRouteUrl(baseUrl, hook);
   const timeoutMs = hook.timeoutMs + GATEWAY_MARGIN_MS;
   const timeout = Math.min(300, Math.ceil(timeoutMs / 1000) + 2);
   const events: string[] = [];

@@ -264,6 +264,28 @@ const bad: number = defineHook;
     expect(tsx.code).toBe(0);
   }, 60_000);
 
+  it('writes the OpenClaw plugin with a hook’s tools (`hookgate setup openclaw --out`) from the shipped copy', async () => {
+    const env = {
+      ...NPM_ENV,
+      ACME_HOOK_SECRET: 'package-test-secret-0123456789-abcdefghij',
+      HOOKGATE_ADMIN_TOKEN: 'package-test-admin-0123456789-abcdefghijkl',
+    };
+    const config = join(app, 'node_modules/hookgate/examples/hookgate.yaml');
+    const args = ['setup', 'openclaw', '--config', config, '--tenant', 'acme', '--hook', 'weather'];
+    const r = await sh('npx', ['--no-install', 'hookgate', ...args, '--out', 'oc-plugin'], app, env);
+    expect(r.code, r.stderr).toBe(0);
+    const plugin = join(app, 'oc-plugin');
+    expect(JSON.parse(readFileSync(join(plugin, 'openclaw.plugin.json'), 'utf8')).contracts).toEqual({
+      tools: ['get_weather'],
+    });
+    expect(JSON.parse(readFileSync(join(plugin, 'hookgate-tools.json'), 'utf8')).tools[0].name).toBe(
+      'get_weather',
+    );
+    expect(readFileSync(join(plugin, 'index.js'), 'utf8')).toBe(
+      readFileSync(join(REPO, 'integrations/openclaw/index.js'), 'utf8'),
+    );
+  }, 60_000);
+
   it('serves the demo and answers the printed call', async () => {
     const child = spawn(join(app, 'node_modules/.bin/hookgate'), ['serve', '--demo', '--port', '0'], {
       cwd: app,

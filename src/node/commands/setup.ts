@@ -1,36 +1,47 @@
 import { HookgateError } from '../../lib/errors.js';
 import { loadConfigFile } from '../config-loader.js';
-import { claudeCodeSettings, TOKEN_ENV } from '../setup-claude-code.js';
+import { resolve } from 'node:path';
+import { claudeCodeSettings } from '../setup-claude-code.js';
+import { TOKEN_ENV } from '../setup-common.js';
 import { hermesHooksYaml } from '../setup-hermes.js';
+import { openClawSetup, writeOpenClawPlugin } from '../setup-openclaw.js';
 import { defineCommand, usageError } from './command.js';
 import { CONFIG_HELP, requireConfigFile } from './config-file.js';
 
 /** Hosts `setup` can print settings for. */
-const HOSTS = ['claude-code', 'hermes'] as const;
+const HOSTS = ['claude-code', 'hermes', 'openclaw'] as const;
 
 export const setup = defineCommand({
   name: 'setup',
   summary:
-    "print a host's settings for one hook (claude-code: the .claude/settings.json hooks block; hermes: the config.yaml hooks block)",
-  help: `usage: hookgate setup claude-code|hermes [--config FILE] --tenant T --hook H [--url BASE] [--hermes-no-modify]
+    "print a host's settings for one hook (claude-code: the .claude/settings.json hooks block; hermes: the config.yaml hooks block; openclaw: the plugin entry, and the plugin with the hook's tools)",
+  help: `usage: hookgate setup claude-code|hermes|openclaw [--config FILE] --tenant T --hook H [--url BASE]
+         [--hermes-no-modify] [--out DIR [--force]]
 ${CONFIG_HELP}
   --tenant T      the tenant
   --hook H        the hook; only the events its modes cover are sent to it
   --url BASE      the gateway's URL as the host reaches it (default: the config's host and port)
   --hermes-no-modify  hermes: the Hermes release has no modify (0.19 and older); a granted rewrite
                   then blocks the call instead of being ignored
+  --out DIR       openclaw: write the plugin into DIR, its manifest declaring the hook's tools
+  --force         openclaw: write into a DIR that is not empty
 claude-code: prints the "hooks" block on stdout (timeouts above the hook's deadlines, onFailure:
 "block" on the guarding events when the hook fails closed or decides approvals) and on stderr how to
 give the host its token (${TOKEN_ENV}, expanded by Claude Code through allowedEnvVars).
 hermes: prints the config.yaml "hooks:" block running \`hookgate hermes-hook\` (fail_closed: true and
 --fail-closed on pre_tool_call when the hook fails closed); the token is ${TOKEN_ENV} in Hermes's
-environment.`,
+environment.
+openclaw: prints the openclaw.json "plugins" block for the hookgate plugin (the hooks the hook's modes
+cover, a request limit above its deadline); with --out, writes the plugin with the hook's own tools
+(described by the config's tool_definitions), which OpenClaw runs by asking the hook.`,
   flags: {
     config: { type: 'string' },
     tenant: { type: 'string' },
     hook: { type: 'string' },
     url: { type: 'string' },
     'hermes-no-modify': { type: 'boolean' },
+    out: { type: 'string' },
+    force: { type: 'boolean' },
   },
   maxPositionals: 1,
   async run({ values, positionals }, io) {
@@ -38,6 +49,8 @@ environment.`,
     if (!HOSTS.includes(host as (typeof HOSTS)[number]))
       usageError(`setup needs a host, one of: ${HOSTS.join(', ')} (hookgate setup claude-code …)`);
     if (!values.tenant || !values.hook) usageError(`setup ${host} needs --tenant and --hook`);
+    if (host !== 'openclaw' && (values.out !== undefined || values.force))
+      usageError('--out and --force are for setup openclaw');
     if (values.url !== undefined && !/^https?:\/\/[^/]/.test(values.url))
       usageError(`--url must be an http(s) URL, got ${JSON.stringify(values.url)}`);
     const file = requireConfigFile(values.config, io.env, io.cwd);
@@ -53,19 +66,52 @@ environment.`,
       );
     const { host: h, port } = config.server;
     const base = values.url ?? `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+    const tokenCommand = `hookgate token --config ${file} --tenant ${values.tenant} --hooks ${values.hook}`;
+    if (host === 'openclaw') {
+      const setup = openClawSetup(hook, base);
+      const notes: string[] = [];
+      if (values.out !== undefined) {
+        const dir = resolve(io.cwd, values.out);
+        writeOpenClawPlugin(dir, setup, values.force === true);
+        notes.push(
+          `wrote the plugin to ${dir}: openclaw plugins install --force --accept-capabilities ${dir}`,
+        );
+      } else if (setup.tools.length > 0) {
+        notes.push(
+          `the hook's tools (${setup.tools.map((t) => t.name).join(', ')}) need the plugin written with --out DIR`,
+        );
+      } else {
+        notes.push(
+          'install the plugin: openclaw plugins install --force --accept-capabilities <hookgate>/integrations/openclaw',
+        );
+      }
+      if (setup.undescribed.length > 0)
+        notes.push(
+          `no tool_definitions for ${setup.undescribed.join(', ')}: OpenClaw offers them with any arguments`,
+        );
+      if (setup.deadlineTooLong)
+        notes.push(
+          "the hook's deadline does not fit under OpenClaw's 15 s budget: the plugin gives up at 14 s and blocks",
+        );
+      notes.push(
+        `merge this "plugins" block into ~/.openclaw/openclaw.json and export ${TOKEN_ENV} where OpenClaw runs (${tokenCommand})`,
+      );
+      io.stdout.write(`${JSON.stringify({ plugins: { entries: { hookgate: setup.entry } } }, null, 2)}\n`);
+      io.stderr.write(`${notes.join('\n')}\n`);
+      return 0;
+    }
     if (host === 'hermes') {
       io.stdout.write(hermesHooksYaml(hook, base, { noModify: values['hermes-no-modify'] === true }));
       io.stderr.write(
         `put this "hooks:" block in Hermes's config.yaml, export ${TOKEN_ENV} where Hermes runs ` +
-          `(hookgate token --config ${file} --tenant ${values.tenant} --hooks ${values.hook}) ` +
+          `(${tokenCommand}) ` +
           'and accept the hooks once (hermes --accept-hooks, or hooks_auto_accept: true)\n',
       );
       return 0;
     }
     io.stdout.write(`${JSON.stringify(claudeCodeSettings(hook, base), null, 2)}\n`);
     io.stderr.write(
-      `put this "hooks" block in .claude/settings.json and export ${TOKEN_ENV} ` +
-        `(hookgate token --config ${file} --tenant ${values.tenant} --hooks ${values.hook})\n`,
+      `put this "hooks" block in .claude/settings.json and export ${TOKEN_ENV} ` + `(${tokenCommand})\n`,
     );
     return 0;
   },

@@ -1,0 +1,166 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readTools } from '../../integrations/openclaw/index.js';
+import { main } from '../../src/node/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-openclaw-'));
+const config = join(dir, 'hookgate.yaml');
+process.env.HOOKGATE_SETUP_OPENCLAW_SECRET = 'setup-test-secret-0123456789-abcdefghijkl';
+const module = { type: 'module', module: 'x.js' };
+const weatherSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+writeFileSync(
+  config,
+  JSON.stringify({
+    server: { host: '127.0.0.1', port: 8787 },
+    tenants: {
+      acme: {
+        auth: { keys: [{ alg: 'HS256', secret: 'env:HOOKGATE_SETUP_OPENCLAW_SECRET' }] },
+        hooks: {
+          guard: { backend: module, modes: ['tool'], on_failure: 'closed', timeout_ms: 4000 },
+          weather: {
+            backend: module,
+            modes: ['tool'],
+            tools: ['get_weather', 'get_time'],
+            tool_definitions: {
+              get_weather: { description: 'Weather for a city', input_schema: weatherSchema },
+            },
+          },
+          all: { backend: module, modes: ['observe', 'llm', 'tool', 'approve'], approval_timeout_ms: 20_000 },
+          dotted: { backend: module, modes: ['tool'], tools: ['weather.get'] },
+        },
+      },
+    },
+  }),
+);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(args: string[]) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (b) => {
+    out += b;
+  });
+  stderr.on('data', (b) => {
+    err += b;
+  });
+  const code = await main(['setup', 'openclaw', '--config', config, '--tenant', 'acme', ...args], {
+    stdout,
+    stderr,
+    env: process.env,
+    cwd: dir,
+  });
+  return { code, out, err };
+}
+
+describe('hookgate setup openclaw', () => {
+  it('prints the plugin entry: the hook’s route, the hooks its modes cover, a limit above its deadline', async () => {
+    const r = await run(['--hook', 'guard', '--url', 'https://gw.example.com/']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({
+      plugins: {
+        entries: {
+          hookgate: {
+            enabled: true,
+            config: {
+              url: 'https://gw.example.com/v1/tenants/acme/hooks/guard/openclaw',
+              tokenEnv: 'HOOKGATE_TOKEN',
+              timeoutMs: 5000,
+              hooks: ['before_tool_call', 'after_tool_call'],
+            },
+          },
+        },
+      },
+    });
+    expect(r.err).toContain('export HOOKGATE_TOKEN');
+    expect(r.err).toContain('--hooks guard');
+  });
+
+  it('LLM-level hooks come with OpenClaw’s allowConversationAccess; a deadline past 14 s is capped and said', async () => {
+    const r = await run(['--hook', 'all']);
+    const entry = JSON.parse(r.out).plugins.entries.hookgate;
+    expect(entry.hooks).toEqual({ allowConversationAccess: true });
+    expect(entry.config.hooks).toEqual([
+      'before_tool_call',
+      'after_tool_call',
+      'llm_input',
+      'llm_output',
+      'before_prompt_build',
+    ]);
+    expect(entry.config.url).toBe('http://127.0.0.1:8787/v1/tenants/acme/hooks/all/openclaw');
+    expect(entry.config.timeoutMs).toBe(14_000);
+    expect(r.err).toContain("does not fit under OpenClaw's 15 s budget");
+  });
+
+  it('a hook with tools: says they need --out', async () => {
+    const r = await run(['--hook', 'weather']);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(
+      "the hook's tools (get_weather, get_time) need the plugin written with --out DIR",
+    );
+  });
+
+  it('--out writes the plugin: the manifest declares the tools, hookgate-tools.json describes them', async () => {
+    const out = join(dir, 'plugin');
+    const r = await run(['--hook', 'weather', '--out', 'plugin']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(`openclaw plugins install --force --accept-capabilities ${out}`);
+    expect(r.err).toContain('no tool_definitions for get_time');
+    const manifest = JSON.parse(readFileSync(join(out, 'openclaw.plugin.json'), 'utf8'));
+    expect(manifest.id).toBe('hookgate');
+    expect(manifest.contracts).toEqual({ tools: ['get_weather', 'get_time'] });
+    const tools = JSON.parse(readFileSync(join(out, 'hookgate-tools.json'), 'utf8'));
+    expect(tools).toEqual({
+      tools: [
+        { name: 'get_weather', description: 'Weather for a city', parameters: weatherSchema },
+        { name: 'get_time', description: '', parameters: { type: 'object' } },
+      ],
+    });
+    // What the plugin itself will read: every tool kept, none reported.
+    expect(readTools(tools, manifest.contracts.tools)).toEqual({ tools: tools.tools, problems: [] });
+    for (const f of ['index.js', 'index.d.ts', 'package.json', 'README.md']) {
+      expect(readFileSync(join(out, f), 'utf8')).toBe(
+        readFileSync(join(__dirname, '../../integrations/openclaw', f), 'utf8'),
+      );
+    }
+  });
+
+  it('refuses a directory with files in it unless --force', async () => {
+    const out = join(dir, 'busy');
+    mkdirSync(out);
+    writeFileSync(join(out, 'keep.txt'), 'x');
+    const r = await run(['--hook', 'weather', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('is not empty (--force writes over it)');
+    expect(existsSync(join(out, 'index.js'))).toBe(false);
+    expect((await run(['--hook', 'weather', '--out', out, '--force'])).code).toBe(0);
+    expect(existsSync(join(out, 'index.js'))).toBe(true);
+  });
+
+  it('a tool name OpenClaw would refuse is named, and nothing is written', async () => {
+    const out = join(dir, 'dotted');
+    const r = await run(['--hook', 'dotted', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('tool "weather.get" of hook "dotted" is not a name OpenClaw accepts');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('--out is only for openclaw', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (b) => {
+      err += b;
+    });
+    const code = await main(
+      ['setup', 'hermes', '--config', config, '--tenant', 'acme', '--hook', 'guard', '--out', 'x'],
+      { stdout, stderr, env: process.env, cwd: dir },
+    );
+    expect(code).toBe(2);
+    expect(err).toContain('--out and --force are for setup openclaw');
+  });
+});
