@@ -3,14 +3,22 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A fake OpenAI-compatible Chat Completions server on 127.0.0.1: its first answer asks for one
- * `exec` call, every later one (after the tool result) ends the run with text. Streams when asked.
+ * tool call, every later one (after the tool result) ends the run with text. Streams when asked.
  */
 export interface FakeModel {
   url: string;
   /** The `role: "tool"` messages OpenClaw sent back: what the model was told the tool did. */
   toolMessages: string[];
+  /** The function tools OpenClaw offered in its first request, by name. */
+  offered: Map<string, { description?: string; parameters?: unknown }>;
   requests: number;
   close(): Promise<void>;
+}
+
+/** The one call the fake model asks for. */
+export interface ToolCallSpec {
+  name: string;
+  arguments: Record<string, unknown>;
 }
 
 export const FINAL_TEXT = 'hookgate-e2e: saw the tool result, done.';
@@ -21,8 +29,16 @@ function text(content: unknown): string {
   return JSON.stringify(content ?? '');
 }
 
-export async function startFakeModel(command: string): Promise<FakeModel> {
-  const model: FakeModel = { url: '', toolMessages: [], requests: 0, close: async () => {} };
+/** `command` is shorthand for one `exec` call running it. */
+export async function startFakeModel(call: string | ToolCallSpec): Promise<FakeModel> {
+  const spec: ToolCallSpec = typeof call === 'string' ? { name: 'exec', arguments: { command: call } } : call;
+  const model: FakeModel = {
+    url: '',
+    toolMessages: [],
+    offered: new Map(),
+    requests: 0,
+    close: async () => {},
+  };
   let n = 0;
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
@@ -43,6 +59,15 @@ export async function startFakeModel(command: string): Promise<FakeModel> {
     const id = `chatcmpl-hookgate-${++n}`;
     let delta: Record<string, unknown>;
     let finish: string;
+    if (model.requests === 1 && Array.isArray(body.tools)) {
+      for (const t of body.tools) {
+        if (t?.type === 'function' && typeof t.function?.name === 'string')
+          model.offered.set(t.function.name, {
+            description: t.function.description,
+            parameters: t.function.parameters,
+          });
+      }
+    }
     if (tools.length === 0) {
       delta = {
         role: 'assistant',
@@ -52,7 +77,7 @@ export async function startFakeModel(command: string): Promise<FakeModel> {
             index: 0,
             id: `callhookgate${n}`,
             type: 'function',
-            function: { name: 'exec', arguments: JSON.stringify({ command }) },
+            function: { name: spec.name, arguments: JSON.stringify(spec.arguments) },
           },
         ],
       };

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openClawSetup, writeOpenClawPlugin } from '../../../src/node/setup-openclaw.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { FINAL_TEXT } from './fake-openai.js';
@@ -41,11 +45,30 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
           granted: { ...rec, modes: ['tool'], grants: { rewrite_tools: ['exec'] } },
           plain: { ...rec, modes: ['tool'] },
           down: { ...deadBackend, modes: ['tool'], on_failure: 'closed' },
+          weather: {
+            ...rec,
+            modes: ['tool'],
+            tools: ['get_weather'],
+            tool_definitions: {
+              get_weather: {
+                description: 'Current weather for a city (answered by the hookgate hook)',
+                input_schema: {
+                  type: 'object',
+                  properties: { city: { type: 'string' } },
+                  required: ['city'],
+                },
+              },
+            },
+          },
         }),
       },
     });
   });
-  afterAll(() => gw?.close());
+  let pluginDir: string;
+  afterAll(async () => {
+    await gw?.close();
+    if (pluginDir) rmSync(pluginDir, { recursive: true, force: true });
+  });
   beforeEach(() => {
     recorder().calls.length = 0;
     recorder().answer = () => ({ action: 'continue' });
@@ -134,5 +157,55 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
     expect(r.toolMessages[0]).toContain('gateway answered HTTP 401');
     expect(r.toolMessages[0]).not.toContain(`original-42-${m}`);
     expect(recorder().calls).toEqual([]);
+  });
+
+  describe('the hook’s own tool, registered by the plugin `hookgate setup openclaw --out` wrote', () => {
+    beforeAll(() => {
+      pluginDir = mkdtempSync(join(tmpdir(), 'hookgate-oc-plugin-'));
+      const hook = gw.config.tenants.get('acme')!.hooks.get('weather')!;
+      writeOpenClawPlugin(pluginDir, openClawSetup(hook, gw.url), true);
+    });
+    const runTool = async (city: string, token?: string) =>
+      runOpenClaw({
+        command: { name: 'get_weather', arguments: { city } },
+        plugin: plugin('weather'),
+        env: { [TOKEN_ENV]: token ?? (await gw.token()) },
+        install: true,
+        pluginDir,
+        directTools: true,
+      });
+
+    it('offered to the model as the hook describes it; the hook’s respond is the result the model reads', async () => {
+      const m = marker();
+      recorder().answer = (_method, params: any) => ({
+        action: 'respond',
+        result: { for_llm: `E2E-WEATHER-${m}: sunny in ${params.arguments.city}` },
+      });
+      const r = await runTool('Oslo');
+      expect(r.offered.get('get_weather'), diag(r)).toMatchObject({
+        description: 'Current weather for a city (answered by the hookgate hook)',
+        parameters: { properties: { city: { type: 'string' } }, required: ['city'] },
+      });
+      expect(r.toolMessages, diag(r)).toHaveLength(1);
+      expect(r.toolMessages[0]).toContain(`E2E-WEATHER-${m}: sunny in Oslo`);
+      expect(JSON.stringify(r.result)).toContain(FINAL_TEXT);
+      // Asked once, when the tool ran: not again by the plugin's before/after_tool_call.
+      expect(recorder().calls.map((c) => [c.method, c.params.tool, c.params.meta.Source])).toEqual([
+        ['hook.before_tool', 'get_weather', 'openclaw'],
+      ]);
+    });
+
+    it('a token that may not use the tool: the model reads the refusal, the hook is never asked, audited', async () => {
+      recorder().answer = () => ({ action: 'respond', result: { for_llm: 'must not be seen' } });
+      const before = gw.logs.audits().length;
+      const r = await runTool('Oslo', await gw.token({ hooks: ['weather'], tools: ['other_tool'] }));
+      expect(r.toolMessages, diag(r)).toHaveLength(1);
+      expect(r.toolMessages[0]).toContain('Unknown tool: get_weather');
+      expect(r.toolMessages[0]).not.toContain('must not be seen');
+      expect(recorder().calls).toEqual([]);
+      expect(gw.logs.audits().slice(before)).toEqual([
+        expect.objectContaining({ dialect: 'openclaw', rule: 'tool_not_granted', tool: 'get_weather' }),
+      ]);
+    });
   });
 });

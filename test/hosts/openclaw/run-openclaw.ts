@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../../helpers/gateway.js';
-import { type FakeModel, startFakeModel } from './fake-openai.js';
+import { type FakeModel, startFakeModel, type ToolCallSpec } from './fake-openai.js';
 
 const installScript = readFileSync(join(REPO, 'scripts/hosts/install-openclaw.sh'), 'utf8');
 /** The pinned versions live in one place: the install script. */
@@ -26,12 +26,14 @@ export interface OpenClawRun {
   stderr: string;
   /** What OpenClaw told the model each tool call did. */
   toolMessages: FakeModel['toolMessages'];
+  /** The tools OpenClaw offered the model. */
+  offered: FakeModel['offered'];
   modelRequests: number;
 }
 
 export interface RunOptions {
-  /** The one exec command the fake model asks for. */
-  command: string;
+  /** The one exec command the fake model asks for, or the one tool call. */
+  command: string | ToolCallSpec;
   /** The plugin's config (`plugins.entries.hookgate.config`). */
   plugin: Record<string, unknown>;
   /** Extra environment (the token variable the config names). */
@@ -41,6 +43,13 @@ export interface RunOptions {
    * loading it from this repository through `plugins.load.paths`.
    */
   install?: boolean;
+  /** The plugin directory to install (default: this repository's integrations/openclaw). */
+  pluginDir?: string;
+  /**
+   * Offer every tool's schema to the model directly (`tools.toolSearch: false`). By default
+   * OpenClaw puts plugin tools behind its Tool Search, which a fake model cannot drive.
+   */
+  directTools?: boolean;
 }
 
 /**
@@ -90,7 +99,14 @@ async function runIn(home: string, model: FakeModel, opts: RunOptions): Promise<
     // --force: a local path is outside ClawHub's review; --accept-capabilities: the consent an
     // operator gives after reading the plugin.
     const out = await execute(
-      [OPENCLAW_ENTRY, 'plugins', 'install', '--force', '--accept-capabilities', PLUGIN_DIR],
+      [
+        OPENCLAW_ENTRY,
+        'plugins',
+        'install',
+        '--force',
+        '--accept-capabilities',
+        opts.pluginDir ?? PLUGIN_DIR,
+      ],
       home,
       env,
     );
@@ -125,6 +141,7 @@ async function runIn(home: string, model: FakeModel, opts: RunOptions): Promise<
     agents: {
       defaults: { model: { primary: 'hookgate/hookgate-fake' }, workspace: join(stateDir, 'workspace') },
     },
+    ...(opts.directTools ? { tools: { ...installed.tools, toolSearch: false } } : {}),
     plugins: {
       ...installed.plugins,
       ...(opts.install ? {} : { load: { paths: [PLUGIN_DIR] } }),
@@ -158,6 +175,7 @@ async function runIn(home: string, model: FakeModel, opts: RunOptions): Promise<
     stdout,
     stderr,
     toolMessages: model.toolMessages,
+    offered: model.offered,
     modelRequests: model.requests,
   };
 }
