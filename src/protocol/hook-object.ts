@@ -1,3 +1,4 @@
+import type { Mode } from './methods.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 /**
@@ -43,12 +44,52 @@ export function hookObjectMethod(method: string): keyof HookObject | undefined {
   return Object.hasOwn(HOOK_OBJECT_METHODS, method) ? HOOK_OBJECT_METHODS[method] : undefined;
 }
 
+const HOOK_FUNCTIONS = [
+  'beforeLlm',
+  'afterLlm',
+  'beforeTool',
+  'afterTool',
+  'approveTool',
+  'onEvent',
+] as const;
+
+/** The functions that serve each mode: a hook with the mode needs at least one of them. */
+const SERVING: Record<Mode, readonly (typeof HOOK_FUNCTIONS)[number][]> = {
+  observe: ['onEvent'],
+  llm: ['beforeLlm', 'afterLlm'],
+  tool: ['beforeTool', 'afterTool'],
+  approve: ['approveTool'],
+};
+
 export function isHookObject(value: unknown): value is HookObject {
   if (typeof value !== 'object' || value === null) return false;
-  const names = ['beforeLlm', 'afterLlm', 'beforeTool', 'afterTool', 'approveTool', 'onEvent'] as const;
   const v = value as Record<string, unknown>;
   return (
-    names.every((n) => v[n] === undefined || typeof v[n] === 'function') &&
+    HOOK_FUNCTIONS.every((n) => v[n] === undefined || typeof v[n] === 'function') &&
     (v.tools === undefined || Array.isArray(v.tools))
   );
+}
+
+/**
+ * What is wrong with a module's hook object for a hook with `modes`. A method the object lacks
+ * answers the zero value (no objection), so an object with no hook function at all, such as one
+ * whose methods are misspelt (`before_tool`), would let every call through while looking
+ * configured: that is an `error`. A mode no function serves is only `unserved`: the default modes
+ * are llm and tool, and a hook may well answer only one of them.
+ */
+export function hookObjectProblems(
+  value: HookObject,
+  modes: Iterable<Mode>,
+): { error?: string; unserved: Mode[] } {
+  const has = (n: (typeof HOOK_FUNCTIONS)[number]) => typeof value[n] === 'function';
+  const unserved = [...modes].filter((m) => !SERVING[m].some(has));
+  if (HOOK_FUNCTIONS.some(has)) return { unserved };
+  const functions = Object.keys(value).filter(
+    (k) => typeof (value as Record<string, unknown>)[k] === 'function',
+  );
+  const found = functions.length > 0 ? `; it has ${functions.join(', ')}` : '';
+  return {
+    error: `the hook object has none of the hook functions ${HOOK_FUNCTIONS.join(', ')}${found}`,
+    unserved,
+  };
 }

@@ -3,7 +3,7 @@ import { ModuleBackend } from '../backends/module.js';
 import type { BackendContext, HookBackend } from '../backends/types.js';
 import { type ConfigIssue, ConfigError } from '../config/errors.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
-import { type HookObject, isHookObject } from '../protocol/hook-object.js';
+import { type HookObject, hookObjectProblems, isHookObject } from '../protocol/hook-object.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -79,6 +79,14 @@ async function buildBackend(
     const obj = (mod as { default?: unknown })?.default ?? mod;
     if (!isHookObject(obj)) {
       throw new ConfigError([{ path: `${path}.module`, message: 'default export is not a hook object' }]);
+    }
+    const problems = hookObjectProblems(obj as HookObject, hook.modeList);
+    if (problems.error) throw new ConfigError([{ path: `${path}.module`, message: problems.error }]);
+    if (problems.unserved.length > 0) {
+      log.warn(
+        { tenant: hook.tenant, hook: hook.name, modes: problems.unserved },
+        'module hook has no function for these modes: their calls get no objection',
+      );
     }
     return new ModuleBackend(obj as HookObject, ctx);
   }

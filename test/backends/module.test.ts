@@ -112,3 +112,17 @@ describe('an answer too deep to check', () => {
     expect(gw.logs.lines.some((l) => l.msg === 'answer could not be serialised')).toBe(true);
   });
 });
+
+describe('a module whose hook object has no hook function', () => {
+  it('refuses to start, naming the backend and what the object has (a misspelt guard would let everything through)', async () => {
+    const started = startTestGateway({
+      tenants: {
+        acme: tenantDoc({
+          guard: { backend: { type: 'module', module: 'test/helpers/misspelt-hook.mjs' }, modes: ['tool'] },
+        }),
+      },
+    });
+    await expect(started).rejects.toThrow(/tenants\.acme\.hooks\.guard\.backend\.module/);
+    await expect(started).rejects.toThrow(/none of the hook functions .*; it has before_tool/);
+  });
+});

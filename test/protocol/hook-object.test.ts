@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hookObjectMethod, isHookObject } from '../../src/protocol/hook-object.js';
+import { hookObjectMethod, hookObjectProblems, isHookObject } from '../../src/protocol/hook-object.js';
 
 describe('isHookObject', () => {
   it('takes functions for the methods and an array of definitions for `tools`', () => {
@@ -15,5 +15,24 @@ describe('isHookObject', () => {
     expect(hookObjectMethod('hook.before_tool')).toBe('beforeTool');
     expect(hookObjectMethod('tools')).toBeUndefined();
     expect(hookObjectMethod('constructor')).toBeUndefined();
+  });
+});
+
+describe('hookObjectProblems', () => {
+  it('an object with no hook function is an error naming what it has instead', () => {
+    expect(hookObjectProblems({}, ['tool']).error).toBe(
+      'the hook object has none of the hook functions beforeLlm, afterLlm, beforeTool, afterTool, approveTool, onEvent',
+    );
+    const misspelt = { before_tool: () => ({}), tools: [] } as never;
+    expect(hookObjectProblems(misspelt, ['tool']).error).toMatch(/; it has before_tool$/);
+  });
+
+  it('a mode no function serves is reported, not an error', () => {
+    expect(hookObjectProblems({ beforeTool: () => ({}) }, ['llm', 'tool', 'approve'])).toEqual({
+      unserved: ['llm', 'approve'],
+    });
+    expect(hookObjectProblems({ afterLlm: () => ({}), onEvent: () => {} }, ['llm', 'observe'])).toEqual({
+      unserved: [],
+    });
   });
 });
