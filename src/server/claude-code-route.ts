@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
 import { DIALECT, type RequestOptions, toHookRequest, toHostAnswer } from '../dialects/claude-code/index.js';
 import { Refusal } from '../limits/types.js';
-import { failureAnswer } from '../policy/index.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readJsonBody } from './body.js';
 import { httpError, rateLimited } from './errors.js';
 import type { CallOrigin, Gateway } from './gateway.js';
+import { hostAnswerText } from './host-answer.js';
 
 /**
  * The name this hook's own MCP route is registered under in Claude Code's settings; its tools then
@@ -62,11 +62,14 @@ export async function answerClaudeCode(
   const origin: CallOrigin = { dialect: DIALECT, hostApproves: true, requestId };
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
-  try {
-    return answer(c, JSON.stringify(toHostAnswer(request, result)));
-  } catch {
-    // An answer too deep to serialise is a bad answer: the declared failure answer instead.
-    const fallback = failureAnswer(hook, request.method, 'answer could not be serialised', true);
-    return answer(c, JSON.stringify(toHostAnswer(request, fallback)));
-  }
+  return answer(
+    c,
+    hostAnswerText(
+      hook,
+      request.method,
+      () => toHostAnswer(request, result),
+      (a) => toHostAnswer(request, a),
+      origin.hostApproves,
+    ),
+  );
 }

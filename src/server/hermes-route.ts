@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
 import { DIALECT, toHookRequest, toHostAnswer } from '../dialects/hermes/index.js';
 import { Refusal } from '../limits/types.js';
-import { failureAnswer } from '../policy/index.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readJsonBody } from './body.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
+import { hostAnswerText } from './host-answer.js';
 
 /**
  * POST .../{hook}/hermes: one Hermes shell-hook payload (any event, as `hookgate hermes-hook`
@@ -37,11 +37,6 @@ export async function answerHermes(
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   const access = hook.grants.conversationAccess;
-  try {
-    return answer(JSON.stringify(toHostAnswer(request, result, access)));
-  } catch {
-    // An answer too deep to serialise is a bad answer: the declared failure answer instead.
-    const fallback = failureAnswer(hook, request.method, 'answer could not be serialised');
-    return answer(JSON.stringify(toHostAnswer(request, fallback, access)));
-  }
+  const toHost = (a: Record<string, unknown>) => toHostAnswer(request, a, access);
+  return answer(hostAnswerText(hook, request.method, () => toHost(result), toHost));
 }

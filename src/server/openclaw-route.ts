@@ -12,13 +12,13 @@ import {
 } from '../dialects/openclaw/index.js';
 import { Refusal } from '../limits/types.js';
 import { isPlainObject } from '../policy/equal.js';
-import { failureAnswer } from '../policy/index.js';
 import type { Principal } from '../auth/principal.js';
 import { type CallMethod, Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readJsonBody } from './body.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
+import { hostAnswerText } from './host-answer.js';
 
 type Call = Extract<HookRequest, { kind: 'call' }>;
 type Execute = Extract<HookRequest, { kind: 'execute' }>;
@@ -54,20 +54,13 @@ export async function answerOpenClaw(
   if (request.kind === 'execute') {
     return answer(JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, requestId)));
   }
-  const out =
-    request.hook === 'before_tool_call'
-      ? await beforeToolCall(gateway, c.get('principal'), hook, request, requestId)
-      : toHostAnswer(
-          request,
-          await invoke(gateway, c.get('principal'), hook, request.method, request.params, requestId),
-        );
-  try {
-    return answer(JSON.stringify(out));
-  } catch {
-    // A rewrite too deep to serialise is a bad answer: the declared failure answer instead.
-    const fallback = failureAnswer(hook, request.method, 'answer could not be serialised');
-    return answer(JSON.stringify(toHostAnswer(request, fallback)));
+  const toHost = (a: Record<string, unknown>) => toHostAnswer(request, a);
+  if (request.hook === 'before_tool_call') {
+    const out = await beforeToolCall(gateway, c.get('principal'), hook, request, requestId);
+    return answer(hostAnswerText(hook, request.method, () => out, toHost));
   }
+  const result = await invoke(gateway, c.get('principal'), hook, request.method, request.params, requestId);
+  return answer(hostAnswerText(hook, request.method, () => toHost(result), toHost));
 }
 
 /**
