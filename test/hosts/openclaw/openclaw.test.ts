@@ -195,6 +195,34 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
       ]);
     });
 
+    it('under OpenClaw’s default Tool Search: found in the catalog and run through tool_call, same answer', async () => {
+      const m = marker();
+      recorder().answer = (_method, params: any) => ({
+        action: 'respond',
+        result: { for_llm: `E2E-SEARCHED-${m}: windy in ${params.arguments.city}` },
+      });
+      const r = await runOpenClaw({
+        command: { name: 'tool_call', arguments: { id: 'get_weather', args: { city: 'Bergen' } } },
+        plugin: plugin('weather'),
+        env: { [TOKEN_ENV]: await gw.token() },
+        install: true,
+        pluginDir,
+      });
+      // Not offered directly: behind Tool Search, whose tool_call the model uses.
+      expect(r.offered.has('get_weather'), diag(r)).toBe(false);
+      expect(r.offered.has('tool_call'), diag(r)).toBe(true);
+      expect(r.toolMessages, diag(r)).toHaveLength(1);
+      expect(r.toolMessages[0]).toContain(`E2E-SEARCHED-${m}: windy in Bergen`);
+      // OpenClaw runs its tool hooks for the tool_call wrapper too, so a guard sees it (as the tool
+      // `tool_call`, with the id and args); the hook's own tool is asked once, when it runs.
+      const wrapper = { id: 'get_weather', args: { city: 'Bergen' } };
+      expect(recorder().calls.map((c) => [c.method, c.params.tool, c.params.arguments])).toEqual([
+        ['hook.before_tool', 'tool_call', wrapper],
+        ['hook.before_tool', 'get_weather', { city: 'Bergen' }],
+        ['hook.after_tool', 'tool_call', wrapper],
+      ]);
+    });
+
     it('a token that may not use the tool: the model reads the refusal, the hook is never asked, audited', async () => {
       recorder().answer = () => ({ action: 'respond', result: { for_llm: 'must not be seen' } });
       const before = gw.logs.audits().length;
