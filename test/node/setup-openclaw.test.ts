@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTools } from '../../integrations/openclaw/index.js';
 import { main } from '../../src/node/cli.js';
@@ -128,6 +130,23 @@ describe('hookgate setup openclaw', () => {
       );
     }
   });
+
+  it('the written plugin packs with its tools (npm pack, for publishing it)', async () => {
+    const out = join(dir, 'packed');
+    expect((await run(['--hook', 'weather', '--out', out])).code).toBe(0);
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json'], { cwd: out });
+    const files = JSON.parse(stdout)[0].files.map((f: { path: string }) => f.path);
+    expect(files.sort()).toEqual(
+      [
+        'README.md',
+        'hookgate-tools.json',
+        'index.d.ts',
+        'index.js',
+        'openclaw.plugin.json',
+        'package.json',
+      ].sort(),
+    );
+  }, 30_000);
 
   it('refuses a directory with files in it unless --force', async () => {
     const out = join(dir, 'busy');
