@@ -2,7 +2,8 @@
 # Installs Hermes Agent (PyPI hermes-agent, pinned here and only here) for the test/hosts/hermes
 # suite, into a virtualenv at $HOOKGATE_HOSTS_DIR/hermes-<version>. 0.19.0 is the newest release
 # that installs on Python 3.11-3.13 (later ones require Python 3.14). Needs such a python3 (or
-# $HERMES_PYTHON). Idempotent: skips when the pinned version is there.
+# $HERMES_PYTHON). With its `mcp` extra (the Python MCP SDK it pins), so Hermes can load a hook's
+# tools from the gateway's MCP route. Idempotent: skips when the pinned version and the extra are there.
 set -euo pipefail
 VERSION="0.19.0"
 HOSTS_DIR="${HOOKGATE_HOSTS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hookgate-hosts}"
@@ -10,7 +11,8 @@ dest="$HOSTS_DIR/hermes-$VERSION"
 bin="$dest/bin/hermes"
 python="${HERMES_PYTHON:-python3}"
 
-if [ -x "$bin" ] && "$dest/bin/python" -m pip show hermes-agent 2>/dev/null | grep -q "^Version: $VERSION$"; then
+if [ -x "$bin" ] && "$dest/bin/python" -m pip show hermes-agent 2>/dev/null | grep -q "^Version: $VERSION$" &&
+  "$dest/bin/python" -c 'import mcp.client.streamable_http' 2>/dev/null; then
   echo "hermes $VERSION already installed in $dest"
   exit 0
 fi
@@ -21,7 +23,7 @@ fi
 rm -rf "$dest.partial"
 mkdir -p "$HOSTS_DIR"
 "$python" -m venv "$dest.partial"
-"$dest.partial/bin/python" -m pip install --quiet --disable-pip-version-check "hermes-agent==$VERSION"
+"$dest.partial/bin/python" -m pip install --quiet --disable-pip-version-check "hermes-agent[mcp]==$VERSION"
 rm -rf "$dest"
 mv "$dest.partial" "$dest"
 # The venv's scripts name the .partial interpreter in their #! line; point them at the final one.

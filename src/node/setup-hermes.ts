@@ -1,5 +1,5 @@
 import type { HookRuntime } from '../config/runtime.js';
-import { GATEWAY_MARGIN_MS, hookRouteUrl } from './setup-common.js';
+import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
 
 /** Hermes events that carry nothing a hook could decide; observers get them as runtime events. */
 const OBSERVED_EVENTS = ['post_llm_call', 'on_session_start', 'on_session_end', 'subagent_stop'] as const;
@@ -39,4 +39,30 @@ export function hermesHooksYaml(
   }
   if (events.length === 0) lines.push('  {}');
   return `${lines.join('\n')}\n`;
+}
+
+/** Hermes's MCP server name for a hook: its tools reach the model as `mcp__<server>__<tool>`. */
+export function hermesMcpServerName(hook: HookRuntime): string {
+  return `hookgate_${hook.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
+}
+
+/**
+ * The `config.yaml` `mcp_servers:` block giving Hermes the hook's own tools from the hook's MCP
+ * route (Hermes's shell hooks cannot answer a tool; an MCP server can, with the hook's `respond`).
+ * Empty for a hook without tools. The token stays in the environment: Hermes expands
+ * `${HOOKGATE_TOKEN}` in the header when it connects. `timeout` (seconds) sits above the hook's
+ * deadline so the gateway's failure answer arrives first.
+ */
+export function hermesMcpYaml(hook: HookRuntime, baseUrl: string): string {
+  if (hook.tools.size === 0) return '';
+  const timeout = Math.ceil((hook.timeoutMs + GATEWAY_MARGIN_MS) / 1000) + 2;
+  return [
+    'mcp_servers:',
+    `  ${hermesMcpServerName(hook)}:`,
+    `    url: ${JSON.stringify(hookRouteUrl(baseUrl, hook, 'mcp'))}`,
+    '    headers:',
+    `      Authorization: ${JSON.stringify(`Bearer \${${TOKEN_ENV}}`)}`,
+    `    timeout: ${timeout}`,
+    '',
+  ].join('\n');
 }

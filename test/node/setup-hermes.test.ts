@@ -20,6 +20,7 @@ writeFileSync(
         hooks: {
           guard: { backend: module, modes: ['tool'], on_failure: 'closed', timeout_ms: 4000 },
           all: { backend: module, modes: ['observe', 'llm', 'tool'], on_failure: 'open' },
+          'weather-2': { backend: module, modes: ['tool'], tools: ['get_weather'], timeout_ms: 4000 },
         },
       },
     },
@@ -87,6 +88,23 @@ describe('hookgate setup hermes', () => {
     const hooks = parse((await run(['--hook', 'guard', '--hermes-no-modify'])).out).hooks;
     expect(hooks.pre_tool_call[0].command).toMatch(/ --fail-closed --no-modify$/);
     expect(hooks.post_tool_call[0].command).not.toContain('--no-modify');
+  });
+
+  it('a hook with tools: also the mcp_servers block serving them, the token left to Hermes to expand', async () => {
+    const r = await run(['--hook', 'weather-2', '--url', 'https://gw.example.com']);
+    expect(r.code).toBe(0);
+    const doc = parse(r.out);
+    expect(Object.keys(doc)).toEqual(['hooks', 'mcp_servers']);
+    expect(doc.mcp_servers).toEqual({
+      hookgate_weather_2: {
+        url: 'https://gw.example.com/v1/tenants/acme/hooks/weather-2/mcp',
+        headers: { Authorization: 'Bearer ${HOOKGATE_TOKEN}' },
+        timeout: 7,
+      },
+    });
+    expect(r.err).toContain('"hooks:" and "mcp_servers:" blocks');
+    // A hook without tools gets no MCP server.
+    expect(parse((await run(['--hook', 'guard'])).out).mcp_servers).toBeUndefined();
   });
 
   it('names the host in its usage errors', async () => {

@@ -3,7 +3,7 @@ import { loadConfigFile } from '../config-loader.js';
 import { resolve } from 'node:path';
 import { claudeCodeSettings } from '../setup-claude-code.js';
 import { TOKEN_ENV } from '../setup-common.js';
-import { hermesHooksYaml } from '../setup-hermes.js';
+import { hermesHooksYaml, hermesMcpYaml } from '../setup-hermes.js';
 import { openClawSetup, writeOpenClawPlugin } from '../setup-openclaw.js';
 import { defineCommand, usageError } from './command.js';
 import { CONFIG_HELP, requireConfigFile } from './config-file.js';
@@ -29,7 +29,8 @@ claude-code: prints the "hooks" block on stdout (timeouts above the hook's deadl
 "block" on the guarding events when the hook fails closed or decides approvals) and on stderr how to
 give the host its token (${TOKEN_ENV}, expanded by Claude Code through allowedEnvVars).
 hermes: prints the config.yaml "hooks:" block running \`hookgate hermes-hook\` (fail_closed: true and
---fail-closed on pre_tool_call when the hook fails closed); the token is ${TOKEN_ENV} in Hermes's
+--fail-closed on pre_tool_call when the hook fails closed), and for a hook with tools the
+"mcp_servers:" block serving them from its MCP route; the token is ${TOKEN_ENV} in Hermes's
 environment.
 openclaw: prints the openclaw.json "plugins" block for the hookgate plugin (the hooks the hook's modes
 cover, a request limit above its deadline); with --out, writes the plugin with the hook's own tools
@@ -101,9 +102,10 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
       return 0;
     }
     if (host === 'hermes') {
-      io.stdout.write(hermesHooksYaml(hook, base, { noModify: values['hermes-no-modify'] === true }));
+      const mcp = hermesMcpYaml(hook, base);
+      io.stdout.write(hermesHooksYaml(hook, base, { noModify: values['hermes-no-modify'] === true }) + mcp);
       io.stderr.write(
-        `put this "hooks:" block in Hermes's config.yaml, export ${TOKEN_ENV} where Hermes runs ` +
+        `put ${mcp ? 'these "hooks:" and "mcp_servers:" blocks' : 'this "hooks:" block'} in Hermes's config.yaml, export ${TOKEN_ENV} where Hermes runs ` +
           `(${tokenCommand}) ` +
           'and accept the hooks once (hermes --accept-hooks, or hooks_auto_accept: true)\n',
       );

@@ -3,19 +3,25 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A fake OpenAI-compatible chat completions API on 127.0.0.1 for Hermes: a request without a tool
- * result gets one `terminal` call running `command`; a request carrying a tool result gets a short
- * final text. Streams when asked (Hermes does). Hermes's endpoint probes (`/models`, `/props`, …)
- * get 404. It records the tool results the model got back.
+ * result gets one tool call (a `terminal` call running `command`, or the given call); a request
+ * carrying a tool result gets a short final text. Streams when asked (Hermes does). Hermes's
+ * endpoint probes (`/models`, `/props`, …) get 404. It records the tool results the model got back
+ * and the tools it was offered.
  */
 export interface FakeModel {
   url: string;
   /** The `tool` messages Hermes sent back, in order. */
   toolResults: string[];
+  /** The function tools of the first request, by name. */
+  offered: Map<string, { description?: string; parameters?: unknown }>;
   close(): Promise<void>;
 }
 
-export async function startFakeModel(command: string): Promise<FakeModel> {
-  const model: FakeModel = { url: '', toolResults: [], close: async () => {} };
+export async function startFakeModel(
+  call: string | { name: string; arguments: Record<string, unknown> },
+): Promise<FakeModel> {
+  const spec = typeof call === 'string' ? { name: 'terminal', arguments: { command: call } } : call;
+  const model: FakeModel = { url: '', toolResults: [], offered: new Map(), close: async () => {} };
   let asked = false;
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -32,7 +38,17 @@ export async function startFakeModel(command: string): Promise<FakeModel> {
         stream?: boolean;
         model?: string;
         messages?: Record<string, unknown>[];
+        tools?: { type?: string; function?: { name?: string; description?: string; parameters?: unknown } }[];
       };
+      if (!asked && Array.isArray(body.tools)) {
+        for (const t of body.tools) {
+          if (t?.type === 'function' && typeof t.function?.name === 'string')
+            model.offered.set(t.function.name, {
+              description: t.function.description,
+              parameters: t.function.parameters,
+            });
+        }
+      }
       const results = (body.messages ?? []).filter((m) => m.role === 'tool');
       for (const m of results.slice(model.toolResults.length)) model.toolResults.push(String(m.content));
       const callTool = !asked && results.length === 0;
@@ -41,7 +57,7 @@ export async function startFakeModel(command: string): Promise<FakeModel> {
         index: 0,
         id: 'call_hookgate_1',
         type: 'function',
-        function: { name: 'terminal', arguments: JSON.stringify({ command }) },
+        function: { name: spec.name, arguments: JSON.stringify(spec.arguments) },
       };
       const delta = callTool
         ? { role: 'assistant', tool_calls: [call] }

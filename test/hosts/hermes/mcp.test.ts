@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hermesMcpServerName, hermesMcpYaml } from '../../../src/node/setup-hermes.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { recorder } from '../../helpers/recording-hook.js';
+import { startFakeModel } from './fake-openai.js';
+import { HERMES_BIN, HERMES_VERSION, hermesInstalled, oneShot } from './run-hermes.js';
+
+/**
+ * The real Hermes Agent loading a hook's own tools from the hook's MCP route, with the
+ * `mcp_servers:` block `hookgate setup hermes` prints (the token expanded by Hermes from
+ * HOOKGATE_TOKEN), headless (`hermes -z`) against a fake model that calls the tool. Hermes's shell
+ * hooks cannot answer a tool; over MCP the hook's `respond` is the result the model reads.
+ */
+const missing = `Hermes ${HERMES_VERSION} is not installed at ${HERMES_BIN} (bash scripts/hosts/install.sh)`;
+if (!hermesInstalled && process.env.CI) {
+  describe('Hermes host (MCP)', () => {
+    it('is installed', () => {
+      throw new Error(missing);
+    });
+  });
+}
+
+const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
+
+describe.skipIf(!hermesInstalled)(`Hermes ${HERMES_VERSION} with the hook's tools over MCP`, () => {
+  let gw: TestGateway;
+  const marker = () => Math.random().toString(16).slice(2, 12);
+
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      tenants: {
+        acme: tenantDoc({
+          weather: {
+            ...rec,
+            modes: ['tool'],
+            tools: ['get_weather'],
+            tool_definitions: {
+              get_weather: {
+                description: 'Current weather for a city (answered by the hookgate hook)',
+                input_schema: {
+                  type: 'object',
+                  properties: { city: { type: 'string' } },
+                  required: ['city'],
+                },
+              },
+            },
+          },
+        }),
+      },
+    });
+  });
+  afterAll(() => gw?.close());
+  beforeEach(() => {
+    recorder().calls.length = 0;
+  });
+
+  const hook = () => gw.config.tenants.get('acme')!.hooks.get('weather')!;
+  // Hermes 0.19.0 names MCP tools `mcp__<server>__<tool>` (its source comment says single underscores).
+  const tool = () => `mcp__${hermesMcpServerName(hook())}__get_weather`;
+  const run = async (city: string, token: string) => {
+    const model = await startFakeModel({ name: tool(), arguments: { city } });
+    try {
+      const out = await oneShot({ modelUrl: model.url, hooksYaml: hermesMcpYaml(hook(), gw.url), token });
+      return { ...out, toolResults: model.toolResults, offered: model.offered };
+    } finally {
+      await model.close();
+    }
+  };
+
+  it('offers the tool as the hook describes it; the hook’s respond is the result the model reads', async () => {
+    const m = marker();
+    recorder().answer = (_method, params: any) => ({
+      action: 'respond',
+      result: { for_llm: `E2E-HERMES-MCP-${m}: sunny in ${params.arguments.city}` },
+    });
+    const r = await run('Lisbon', await gw.token());
+    const diag = `offered: ${[...r.offered.keys()].join(', ')}\n${r.output.slice(-3000)}`;
+    expect(r.offered.get(tool()), diag).toMatchObject({
+      description: expect.stringContaining('Current weather for a city'),
+    });
+    expect(r.toolResults, diag).toHaveLength(1);
+    expect(r.toolResults[0]).toContain(`E2E-HERMES-MCP-${m}: sunny in Lisbon`);
+    expect(recorder().calls.map((c) => [c.method, c.params.tool, c.params.arguments])).toEqual([
+      ['hook.before_tool', 'get_weather', { city: 'Lisbon' }],
+    ]);
+    expect(recorder().calls[0].params.meta.Source).toBe('mcp');
+  });
+
+  it('a token that may not use the tool: Hermes is not offered it, and the hook is never asked', async () => {
+    recorder().answer = () => ({ action: 'respond', result: { for_llm: 'must not be seen' } });
+    const r = await run('Lisbon', await gw.token({ hooks: ['weather'], tools: ['other_tool'] }));
+    expect(r.offered.has(tool()), [...r.offered.keys()].join(', ')).toBe(false);
+    expect(r.toolResults.join('\n')).not.toContain('must not be seen');
+    expect(recorder().calls.filter((c) => c.method === 'hook.before_tool')).toEqual([]);
+  });
+});
