@@ -98,7 +98,8 @@ describe('hookgate setup hermes', () => {
     expect(doc.mcp_servers).toEqual({
       hookgate_weather_2: {
         url: 'https://gw.example.com/v1/tenants/acme/hooks/weather-2/mcp',
-        headers: { Authorization: 'Bearer ${HOOKGATE_TOKEN}' },
+        // Hermes's own interpolation syntax, left for Hermes to expand.
+        headers: { Authorization: ['Bearer ', '$', '{HOOKGATE_TOKEN}'].join('') },
         timeout: 7,
       },
     });
