@@ -4,7 +4,7 @@ import type { HookRuntime } from '../config/runtime.js';
 import { Refusal } from '../limits/types.js';
 import { InjectedToolsCache } from '../mcp/injected-tools.js';
 import type { HookCallOutcome, McpHookPort } from '../mcp/port.js';
-import { serveMcp } from '../mcp/server.js';
+import { mcpService } from '../mcp/server.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readBodyLimited } from './body.js';
@@ -34,7 +34,8 @@ const COUNTED = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
  */
 export function mcpRoute(deps: McpRouteDeps) {
   const { gateway, metrics, maxBodyBytes } = deps;
-  const injected = new InjectedToolsCache();
+  // Built once: it holds nothing about any caller (each POST brings its own port).
+  const mcp = mcpService(new InjectedToolsCache());
 
   return {
     async post(c: McpContext): Promise<Response> {
@@ -55,7 +56,7 @@ export function mcpRoute(deps: McpRouteDeps) {
       const port = hookPort(gateway, c.get('principal'), hook, c.get('requestId'), (r) => {
         refusal ??= r;
       });
-      const answer = await serveMcp(c.req.raw, body, port, injected, c.get('requestId'));
+      const answer = await mcp.serve(c.req.raw, body, port, c.get('requestId'));
       if ('limited' in answer)
         throw rateLimited(refusal ?? new Refusal('hook_rate', answer.limited.retryAfterMs));
       return answer.response;
