@@ -20,11 +20,14 @@ export interface McpRouteDeps {
   maxBodyBytes: number;
 }
 
-/** JSON-RPC methods counted by name in hookgate_mcp_requests_total; anything else is `other`. */
 /** The audit lines' `dialect` for calls that came in as MCP tool calls. */
 const MCP = 'mcp';
 
-const COUNTED = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
+/**
+ * JSON-RPC methods counted by name in hookgate_mcp_requests_total; anything else is `other`.
+ * `initialize` opens a 2025-era client's session, `server/discover` a 2026-07-28 one's.
+ */
+const COUNTED = new Set(['initialize', 'server/discover', 'ping', 'tools/list', 'tools/call']);
 
 /**
  * POST /v1/tenants/{tenant}/hooks/{hook}/mcp: the hook's tools as an MCP server (src/mcp), after

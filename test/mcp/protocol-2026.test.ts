@@ -89,6 +89,9 @@ describe('MCP 2026-07-28', () => {
       },
     });
     expect(recorder().calls).toEqual([]);
+    expect(await gw.metricsText()).toMatch(
+      /hookgate_mcp_requests_total\{tenant="acme",hook="rec",method="server\/discover"\} 1\n/,
+    );
   });
 
   it('lists and calls tools for the SDK client pinned to 2026-07-28, through before_tool', async () => {
@@ -175,4 +178,52 @@ describe('MCP 2026-07-28', () => {
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     await client.close();
   });
+});
+
+describe('MCP 2025 revisions on the same URL', () => {
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    'serves a %s client statelessly with JSON',
+    async (version) => {
+      const token = await gw.token({ tools: ['other'] });
+      const post = (body: unknown) =>
+        fetch(mcpUrl(gw, 'rec'), {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': version,
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify(body),
+        });
+      const init = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+      });
+      expect(init.status).toBe(200);
+      expect(init.headers.get('mcp-session-id')).toBeNull();
+      expect(await init.json()).toMatchObject({ result: { protocolVersion: version } });
+      expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+      const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+      expect(list.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await list.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 2,
+        result: { tools: [{ name: 'other', inputSchema: { type: 'object' } }] },
+      });
+      const call = await post({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'other', arguments: {} },
+      });
+      expect(await call.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 3,
+        result: { content: [{ type: 'text', text: 'ran other' }] },
+      });
+    },
+  );
 });
