@@ -166,6 +166,29 @@ describe('MCP 2026-07-28', () => {
     await client.close();
   });
 
+  it('ends a subscriptions/listen at once: it publishes nothing, so no stream stays open', async () => {
+    const res = await modernPost(
+      'rec',
+      'subscriptions/listen',
+      { notifications: { toolsListChanged: true } },
+      await gw.token(),
+      5,
+    );
+    expect(res.status).toBe(200);
+    // The whole body arrives: the stream ends with the listen's result, nothing honoured.
+    const events = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
+    expect(events).toEqual([
+      expect.objectContaining({
+        method: 'notifications/subscriptions/acknowledged',
+        params: expect.objectContaining({ notifications: {} }),
+      }),
+      expect.objectContaining({ id: 5, result: expect.objectContaining({ resultType: 'complete' }) }),
+    ]);
+  });
+
   it('is what a negotiating SDK client settles on', async () => {
     const token = await gw.token();
     const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
