@@ -114,7 +114,7 @@ const PACKAGES = [
   'zod',
   'pino',
   'tsx',
-  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/server',
   'supergateway',
 ];
 

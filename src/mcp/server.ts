@@ -1,12 +1,14 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+  createMcpHandler,
+  isLegacyRequest,
+  type jsonSchemaValidator,
+  type McpHttpHandler,
+  type McpRequestContext,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { ErrorCode as HookgateCode } from '../protocol/jsonrpc.js';
 import { callResult } from './call-result.js';
 import { beforeToolParams } from './hook-params.js';
@@ -25,9 +27,17 @@ export interface McpLimited {
  */
 export type McpAnswer = { response: Response } | { limited: McpLimited };
 
+/** Serves the MCP POSTs of every hook behind one route; holds nothing about any caller. */
+export interface McpService {
+  /** One POST (a JSON-RPC message or batch, already read and parsed) for the caller behind `port`. */
+  serve(request: Request, body: unknown, port: McpHookPort, requestId: string): Promise<McpAnswer>;
+  /** Aborts modern exchanges still in flight. */
+  close(): Promise<void>;
+}
+
 /**
  * The SDK's schema validator is only for what a server asks a client (elicitation), which this
- * server never does; the default one would build an Ajv instance per request, and Ajv compiles
+ * server never does; the default one would build an Ajv instance per server, and Ajv compiles
  * code at run time, which Workers forbid.
  */
 const NO_VALIDATION: jsonSchemaValidator = {
@@ -40,22 +50,75 @@ const NO_VALIDATION: jsonSchemaValidator = {
 
 const NONE = new Map();
 
+/** One POST's caller and what its handlers found out (a limit that refused a call). */
+interface Exchange {
+  port: McpHookPort;
+  requestId: string;
+  limited?: McpLimited;
+}
+
 /**
- * Serves one MCP POST (a JSON-RPC message or batch, already read and parsed) for one hook, with
- * the SDK's web-standard Streamable HTTP transport: stateless (no session), JSON answers (no SSE).
- * A stateless transport serves a single request, so each POST gets its own server and transport.
+ * MCP with the SDK's v2 server, both protocol eras on one URL:
+ *
+ * - 2026-07-28 (a request carrying the `_meta` protocol-version envelope, e.g. the `server/discover`
+ *   probe) goes to one `createMcpHandler` built here, once: it keeps nothing per caller, and asks
+ *   the factory for a fresh `Server` per request, which finds its caller through the request.
+ * - 2025-era traffic (initialize, then plain tools/list and tools/call; 2025-03-26 to 2025-11-25)
+ *   is served statelessly by a fresh server on the SDK's Streamable HTTP transport with JSON
+ *   answers. The handler's own stateless fallback would answer with SSE, which would send the
+ *   200 before a limit could turn a single call into a 429.
+ *
+ * Both eras build their server with the same function, so they offer the same tools.
  */
-export async function serveMcp(
-  request: Request,
-  body: unknown,
-  port: McpHookPort,
-  injected: InjectedToolsCache,
-  requestId: string,
-): Promise<McpAnswer> {
-  let limited: McpLimited | undefined;
+export function mcpService(injected: InjectedToolsCache): McpService {
+  const exchanges = new WeakMap<Request, Exchange>();
+  const modern: McpHttpHandler = createMcpHandler(
+    (ctx: McpRequestContext) => {
+      const exchange = ctx.requestInfo && exchanges.get(ctx.requestInfo);
+      if (!exchange) throw new Error('MCP request served without its caller');
+      return hookServer(exchange, injected);
+    },
+    // Serves nothing of the 2025 era: serve() below routes that traffic itself.
+    { legacy: 'reject' },
+  );
+
+  return {
+    async serve(request, body, port, requestId) {
+      const exchange: Exchange = { port, requestId };
+      let response: Response;
+      if (await isLegacyRequest(request, body)) {
+        response = await serveLegacy(hookServer(exchange, injected), request, body);
+      } else {
+        exchanges.set(request, exchange);
+        response = await modern.fetch(request, { parsedBody: body });
+      }
+      if (exchange.limited && !Array.isArray(body)) return { limited: exchange.limited };
+      return { response };
+    },
+    close: () => modern.close(),
+  };
+}
+
+/** A stateless transport serves a single request, so each 2025-era POST gets its own. */
+async function serveLegacy(server: Server, request: Request, body: unknown): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody: body });
+  } finally {
+    await server.close();
+  }
+}
+
+/** The hook's tools as a low-level SDK server, for one caller's request. */
+function hookServer(exchange: Exchange, injected: InjectedToolsCache): Server {
+  const { port, requestId } = exchange;
   const refuse = (l: McpLimited): never => {
-    limited ??= l;
-    throw new McpError(HookgateCode.Overloaded, `rate limited (${l.limit})`, {
+    exchange.limited ??= l;
+    throw new ProtocolError(HookgateCode.Overloaded, `rate limited (${l.limit})`, {
       retry_after_ms: l.retryAfterMs,
     });
   };
@@ -64,7 +127,7 @@ export async function serveMcp(
     { name: 'hookgate', version: '0.1.0' },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: NO_VALIDATION },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler('tools/list', async () => {
     const sources: DefinitionSources = {
       configured: port.configured,
       declared: describeDefinitions(port.declared(), port.tools),
@@ -78,28 +141,16 @@ export async function serveMcp(
     }
     return { tools: listTools(port.tools, sources) };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler('tools/call', async (req) => {
     const { name, arguments: args } = req.params;
     if (!port.tools.has(name)) {
       port.refused(name);
       // The same answer for a tool the hook lacks and one this token may not use.
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     const outcome = await port.beforeTool(beforeToolParams(name, args, requestId));
     if ('limited' in outcome) return refuse(outcome.limited);
     return callResult(port.hook, name, outcome.answer, outcome.failure);
   });
-
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  try {
-    const response = await transport.handleRequest(request, { parsedBody: body });
-    if (limited && !Array.isArray(body)) return { limited };
-    return { response };
-  } finally {
-    await server.close();
-  }
+  return server;
 }

@@ -4,7 +4,7 @@ import type { HookRuntime } from '../config/runtime.js';
 import { Refusal } from '../limits/types.js';
 import { InjectedToolsCache } from '../mcp/injected-tools.js';
 import type { HookCallOutcome, McpHookPort } from '../mcp/port.js';
-import { serveMcp } from '../mcp/server.js';
+import { mcpService } from '../mcp/server.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readBodyLimited } from './body.js';
@@ -20,11 +20,14 @@ export interface McpRouteDeps {
   maxBodyBytes: number;
 }
 
-/** JSON-RPC methods counted by name in hookgate_mcp_requests_total; anything else is `other`. */
 /** The audit lines' `dialect` for calls that came in as MCP tool calls. */
 const MCP = 'mcp';
 
-const COUNTED = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
+/**
+ * JSON-RPC methods counted by name in hookgate_mcp_requests_total; anything else is `other`.
+ * `initialize` opens a 2025-era client's session, `server/discover` a 2026-07-28 one's.
+ */
+const COUNTED = new Set(['initialize', 'server/discover', 'ping', 'tools/list', 'tools/call']);
 
 /**
  * POST /v1/tenants/{tenant}/hooks/{hook}/mcp: the hook's tools as an MCP server (src/mcp), after
@@ -34,7 +37,8 @@ const COUNTED = new Set(['initialize', 'ping', 'tools/list', 'tools/call']);
  */
 export function mcpRoute(deps: McpRouteDeps) {
   const { gateway, metrics, maxBodyBytes } = deps;
-  const injected = new InjectedToolsCache();
+  // Built once: it holds nothing about any caller (each POST brings its own port).
+  const mcp = mcpService(new InjectedToolsCache());
 
   return {
     async post(c: McpContext): Promise<Response> {
@@ -55,7 +59,7 @@ export function mcpRoute(deps: McpRouteDeps) {
       const port = hookPort(gateway, c.get('principal'), hook, c.get('requestId'), (r) => {
         refusal ??= r;
       });
-      const answer = await serveMcp(c.req.raw, body, port, injected, c.get('requestId'));
+      const answer = await mcp.serve(c.req.raw, body, port, c.get('requestId'));
       if ('limited' in answer)
         throw rateLimited(refusal ?? new Refusal('hook_rate', answer.limited.retryAfterMs));
       return answer.response;

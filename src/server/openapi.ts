@@ -220,7 +220,8 @@ const McpMessage = z
     id: z.union([z.number(), z.string()]).optional().openapi({ description: 'absent for notifications' }),
     method: z.string().openapi({
       example: 'tools/call',
-      description: 'initialize, ping, tools/list, tools/call, notifications/initialized, ...',
+      description:
+        'server/discover (2026-07-28), initialize (2025 revisions), ping, tools/list, tools/call, notifications/initialized, ...',
     }),
     params: z.record(z.string(), z.unknown()).optional(),
   })
@@ -506,7 +507,8 @@ export const routes = {
       'tools/list lists the hook\'s `tools`, narrowed by the token\'s `tools` claim, each described by the hook\'s `tool_definitions`, else by the SDK hook\'s declaration, else by what the hook injects in hook.before_llm (asked once per backend start), else as `{"type":"object"}`. ' +
       'tools/call is sent to the hook as hook.before_tool through the same call path as the hook-protocol route (mode gate, minimisation, deadline, policy, audit, metrics, limits): `respond` is the result, `deny_tool` and anything else an error result (isError). ' +
       'A tool outside the list is refused (JSON-RPC error -32602) before the hook sees it. ' +
-      'The client must accept both application/json and text/event-stream (406 otherwise) and send Content-Type: application/json (415 otherwise), as the transport requires.',
+      'Speaks MCP 2026-07-28 (a request carrying the `_meta` protocol-version envelope, with MCP-Protocol-Version, Mcp-Method and Mcp-Name mirroring the body; server/discover answered) and the 2025 revisions 2025-03-26 to 2025-11-25 (initialize) on the same URL. ' +
+      'The client must send Content-Type: application/json (415 otherwise); a 2025-era client must accept both application/json and text/event-stream (406 otherwise), as the transport requires.',
     security: [{ bearer: [] }],
     request: {
       params: HookParams,
@@ -524,12 +526,14 @@ export const routes = {
       },
       202: { description: 'Only notifications or responses were sent' },
       400: {
-        description: 'Not JSON, or not a JSON-RPC message (a JSON-RPC error, id null)',
+        description:
+          'Not JSON, or not a JSON-RPC message (a JSON-RPC error, id null); for 2026-07-28, headers that disagree with the body, a bad envelope or an unsupported protocol version (a JSON-RPC error)',
         content: { 'application/json': { schema: JsonRpcResponse } },
       },
       ...authErrors,
       406: {
-        description: 'Accept does not list both application/json and text/event-stream',
+        description:
+          'A 2025-era request whose Accept does not list both application/json and text/event-stream',
         content: { 'application/json': { schema: JsonRpcResponse } },
       },
       413: {

@@ -1,16 +1,21 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { TestGateway } from '../helpers/gateway.js';
 
 export function mcpUrl(gw: TestGateway, hook: string, tenant = 'acme'): string {
   return `${gw.url}/v1/tenants/${tenant}/hooks/${hook}/mcp`;
 }
 
-/** The MCP SDK's own client, connected to a hook's MCP route with a bearer token (none if null). */
+/** The 2026-07-28 revision: per-request `_meta` envelope, `server/discover` instead of initialize. */
+export const MODERN = '2026-07-28';
+
+/**
+ * The MCP SDK's own client, connected to a hook's MCP route with a bearer token (none if null):
+ * a 2025-era client (initialize handshake, 2025-11-25) unless `modern` pins the 2026-07-28 revision.
+ */
 export async function mcpClient(
   gw: TestGateway,
   hook: string,
-  opts: { token?: string | null; tenant?: string; tools?: string[] } = {},
+  opts: { token?: string | null; tenant?: string; tools?: string[]; modern?: boolean } = {},
 ): Promise<Client> {
   const token =
     opts.token === null
@@ -19,7 +24,10 @@ export async function mcpClient(
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl(gw, hook, opts.tenant)), {
     requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
   });
-  const client = new Client({ name: 'hookgate-test', version: '1.0.0' });
+  const client = new Client(
+    { name: 'hookgate-test', version: '1.0.0' },
+    opts.modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
   await client.connect(transport);
   return client;
 }

@@ -49,7 +49,7 @@ describe('MCP route auth', () => {
     expect(mcp.headers.get('www-authenticate')).toMatch(/^Bearer realm="hookgate", error="invalid_token"/);
     expect(await mcp.json()).toEqual(await native.json());
     // The SDK client sees the 401 and does not connect.
-    await expect(mcpClient(gw, 'rec', { token: null })).rejects.toMatchObject({ code: 401 });
+    await expect(mcpClient(gw, 'rec', { token: null })).rejects.toMatchObject({ status: 401 });
   });
 
   it('answers 401 for a bad token', async () => {
@@ -65,7 +65,7 @@ describe('MCP route auth', () => {
     expect(await res.json()).toEqual({
       error: { code: 'forbidden', message: 'token does not allow hook "rec"' },
     });
-    await expect(mcpClient(gw, 'rec', { token: otherHook })).rejects.toMatchObject({ code: 403 });
+    await expect(mcpClient(gw, 'rec', { token: otherHook })).rejects.toMatchObject({ status: 403 });
     const otherTenant = await gw.token({ tenant: 'other' });
     // Signed with the same test key, claiming tenant "other": refused on acme's hook.
     expect((await mcpPost(gw, 'rec', list, otherTenant)).status).toBe(403);
@@ -79,7 +79,7 @@ describe('MCP route limits', () => {
     expect(await client.callTool({ name: 'lookup', arguments: {} })).toEqual({
       content: [{ type: 'text', text: 'ok' }],
     });
-    await expect(client.callTool({ name: 'lookup', arguments: {} })).rejects.toMatchObject({ code: 429 });
+    await expect(client.callTool({ name: 'lookup', arguments: {} })).rejects.toMatchObject({ status: 429 });
     const token = await gw.token();
     const res = await mcpPost(
       gw,
@@ -97,7 +97,7 @@ describe('MCP route limits', () => {
   it('answers tools/list with 429 when asking the hook for its tools is over its limit', async () => {
     const client = await mcpClient(gw, 'asked');
     await client.callTool({ name: 'lookup', arguments: {} });
-    await expect(client.listTools()).rejects.toMatchObject({ code: 429 });
+    await expect(client.listTools()).rejects.toMatchObject({ status: 429 });
     expect(recorder().calls.map((c) => c.method)).toEqual(['hook.before_tool']);
     await client.close();
   });

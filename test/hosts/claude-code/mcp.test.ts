@@ -6,8 +6,10 @@ import { CLAUDE_CODE_VERSION, type ClaudeRun, claudeInstalled, cleanup, runClaud
  * The real Claude Code loading a hook's tools from the hook's MCP route (`--mcp-config` with
  * `type: "http"` and the token in an Authorization header): the Python example hook (stdio backend)
  * is offered as `mcp__hookgate-weather__get_weather`, the model calls it, and the tool result it
- * receives is the hook's `respond`. A tool the token does not allow is not offered. (claude-code.test.ts
- * fails under CI when the host is missing; this file only skips.)
+ * receives is the hook's `respond`. A tool the token does not allow is not offered. It speaks the
+ * 2026-07-28 revision with the route: its `server/discover` probe is answered, so it never falls
+ * back to a 2025 `initialize`, and no MCP request of the run is refused. (claude-code.test.ts fails
+ * under CI when the host is missing; this file only skips.)
  */
 describe.skipIf(!claudeInstalled)(`Claude Code ${CLAUDE_CODE_VERSION}: a hook's tools over MCP`, () => {
   let gw: TestGateway;
@@ -57,6 +59,26 @@ describe.skipIf(!claudeInstalled)(`Claude Code ${CLAUDE_CODE_VERSION}: a hook's 
     expect(ours, `offered: ${[...run.offered].join(', ')}; MCP requests: ${mcpRequests.join(', ')}`).toEqual([
       'mcp__hookgate-weather__get_weather',
     ]);
+  });
+
+  it('speaks 2026-07-28: its server/discover probe is answered, nothing refused, no initialize', async () => {
+    const mcpRequests = gw.logs.lines
+      .filter((l) => String(l.path ?? '').endsWith('/mcp'))
+      .map((l) => `${l.method} ${l.status}`);
+    expect(mcpRequests.length).toBeGreaterThan(0);
+    expect(
+      mcpRequests.filter((r) => / 4\d\d$/.test(r)),
+      mcpRequests.join(', '),
+    ).toEqual([]);
+    const metrics = await gw.metricsText();
+    const counted = (method: string) =>
+      Number(
+        new RegExp(
+          `hookgate_mcp_requests_total\\{tenant="acme",hook="weather",method="${method}"\\} (\\d+)`,
+        ).exec(metrics)?.[1] ?? 0,
+      );
+    expect(counted('server/discover'), metrics).toBeGreaterThan(0);
+    expect(counted('initialize'), metrics).toBe(0);
   });
 
   it("the tool result the model receives is the hook's respond", () => {
