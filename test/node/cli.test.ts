@@ -1,10 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/node/cli.js';
 import { commands } from '../../src/node/commands/index.js';
+import { runCli } from '../helpers/cli.js';
 
 /** Runs the CLI in this process with its own streams, environment and working directory. */
 async function cli(
@@ -12,17 +11,7 @@ async function cli(
   env: NodeJS.ProcessEnv = {},
   cwd = mkdtempSync(join(tmpdir(), 'hookgate-cli-')),
 ) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (b) => {
-    out += b;
-  });
-  stderr.on('data', (b) => {
-    err += b;
-  });
-  const code = await main(argv, { stdout, stderr, env, cwd });
+  const { code, out, err } = await runCli(argv, { env, cwd });
   return { code, stdout: out, stderr: err, cwd };
 }
 

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/node/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { postTool, preTool } from '../helpers/hermes-payloads.js';
 import { recorder } from '../helpers/recording-hook.js';
@@ -197,19 +196,7 @@ describe('hookgate hermes-hook', () => {
     [['--url', 'http://127.0.0.1:1/v1/tenants/a/hooks/b', '--timeout-ms', '0'], '--timeout-ms must be'],
   ])('refuses %j as a usage error', async (args, message) => {
     // In this process: the flags are checked before stdin is read or anything is sent.
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (b) => {
-      out += b;
-    });
-    stderr.on('data', (b) => {
-      err += b;
-    });
-    const code = await main(['hermes-hook', ...args], {
-      stdout,
-      stderr,
+    const { code, out, err } = await runCli(['hermes-hook', ...args], {
       env: { HOOKGATE_TOKEN: token },
       cwd: REPO,
     });

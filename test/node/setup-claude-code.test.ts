@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/node/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-'));
 const config = join(dir, 'hookgate.yaml');
@@ -33,20 +32,7 @@ writeFileSync(
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** `hookgate setup claude-code …` in this process, with its own streams. */
-async function run(args: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (b) => {
-    out += b;
-  });
-  stderr.on('data', (b) => {
-    err += b;
-  });
-  const code = await main(['setup', 'claude-code', ...args], { stdout, stderr, env: process.env, cwd: dir });
-  return { code, out, err };
-}
+const run = (args: string[]) => runCli(['setup', 'claude-code', ...args], { cwd: dir });
 
 describe('hookgate setup claude-code', () => {
   it('prints the hooks block for the events the hook’s modes cover, with timeouts and onFailure', async () => {
@@ -108,12 +94,8 @@ describe('hookgate setup claude-code', () => {
     const hook = await run(['--config', config, '--tenant', 'acme', '--hook', 'nope']);
     expect(hook.code).toBe(1);
     expect(hook.err).toMatch(/no hook/);
-    const host = await main(['setup', 'openclaw', '--config', config], {
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-      env: {},
-      cwd: dir,
-    });
-    expect(host).toBe(2);
+    const host = await runCli(['setup', 'cursor', '--config', config], { env: {}, cwd: dir });
+    expect(host.code).toBe(2);
+    expect(host.err).toContain('one of: claude-code, hermes, openclaw');
   });
 });

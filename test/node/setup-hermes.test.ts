@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../../src/node/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-hermes-'));
 const config = join(dir, 'hookgate.yaml');
@@ -28,25 +27,9 @@ writeFileSync(
 );
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(args: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (b) => {
-    out += b;
-  });
-  stderr.on('data', (b) => {
-    err += b;
-  });
-  const code = await main(['setup', 'hermes', '--config', config, '--tenant', 'acme', ...args], {
-    stdout,
-    stderr,
-    env: process.env,
-    cwd: dir,
-  });
-  return { code, out, err };
-}
+/** `hookgate setup hermes --config … --tenant acme …` in this process, with its own streams. */
+const run = (args: string[]) =>
+  runCli(['setup', 'hermes', '--config', config, '--tenant', 'acme', ...args], { cwd: dir });
 
 describe('hookgate setup hermes', () => {
   it('prints the config.yaml hooks block; fail-closed on pre_tool_call for a closed hook', async () => {

@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTools } from '../../integrations/openclaw/index.js';
-import { main } from '../../src/node/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-openclaw-'));
 const config = join(dir, 'hookgate.yaml');
@@ -39,25 +38,9 @@ writeFileSync(
 );
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(args: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (b) => {
-    out += b;
-  });
-  stderr.on('data', (b) => {
-    err += b;
-  });
-  const code = await main(['setup', 'openclaw', '--config', config, '--tenant', 'acme', ...args], {
-    stdout,
-    stderr,
-    env: process.env,
-    cwd: dir,
-  });
-  return { code, out, err };
-}
+/** `hookgate setup openclaw --config … --tenant acme …` in this process, with its own streams. */
+const run = (args: string[]) =>
+  runCli(['setup', 'openclaw', '--config', config, '--tenant', 'acme', ...args], { cwd: dir });
 
 describe('hookgate setup openclaw', () => {
   it('prints the plugin entry: the hook’s route, the hooks its modes cover, a limit above its deadline', async () => {
@@ -169,17 +152,11 @@ describe('hookgate setup openclaw', () => {
   });
 
   it('--out is only for openclaw', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (b) => {
-      err += b;
-    });
-    const code = await main(
+    const r = await runCli(
       ['setup', 'hermes', '--config', config, '--tenant', 'acme', '--hook', 'guard', '--out', 'x'],
-      { stdout, stderr, env: process.env, cwd: dir },
+      { cwd: dir },
     );
-    expect(code).toBe(2);
-    expect(err).toContain('--out and --force are for setup openclaw');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--out and --force are for setup openclaw');
   });
 });
