@@ -4,6 +4,7 @@ import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gat
 import { recorder } from '../../helpers/recording-hook.js';
 import { startFakeModel } from './fake-openai.js';
 import { HERMES_BIN, HERMES_VERSION, hermesInstalled, oneShot } from './run-hermes.js';
+import { WEATHER_DESCRIPTION, weatherTool } from '../weather-tool.js';
 
 /**
  * The real Hermes Agent loading a hook's own tools from the hook's MCP route, with the
@@ -33,17 +34,7 @@ describe.skipIf(!hermesInstalled)(`Hermes ${HERMES_VERSION} with the hook's tool
           weather: {
             ...rec,
             modes: ['tool'],
-            tools: ['get_weather'],
-            tool_definitions: {
-              get_weather: {
-                description: 'Current weather for a city (answered by the hookgate hook)',
-                input_schema: {
-                  type: 'object',
-                  properties: { city: { type: 'string' } },
-                  required: ['city'],
-                },
-              },
-            },
+            ...weatherTool,
           },
         }),
       },
@@ -76,7 +67,7 @@ describe.skipIf(!hermesInstalled)(`Hermes ${HERMES_VERSION} with the hook's tool
     const r = await run('Lisbon', await gw.token());
     const diag = `offered: ${[...r.offered.keys()].join(', ')}\n${r.output.slice(-3000)}`;
     expect(r.offered.get(tool()), diag).toMatchObject({
-      description: expect.stringContaining('Current weather for a city'),
+      description: WEATHER_DESCRIPTION,
     });
     expect(r.toolResults, diag).toHaveLength(1);
     expect(r.toolResults[0]).toContain(`E2E-HERMES-MCP-${m}: sunny in Lisbon`);

@@ -7,6 +7,7 @@ import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gat
 import { recorder } from '../../helpers/recording-hook.js';
 import { FINAL_TEXT } from './fake-openai.js';
 import { OPENCLAW_ENTRY, OPENCLAW_VERSION, openclawInstalled, runOpenClaw } from './run-openclaw.js';
+import { WEATHER_DESCRIPTION, weatherTool } from '../weather-tool.js';
 
 /**
  * The real OpenClaw (pinned in scripts/hosts/install-openclaw.sh), headless, with the hookgate
@@ -48,17 +49,7 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
           weather: {
             ...rec,
             modes: ['tool'],
-            tools: ['get_weather'],
-            tool_definitions: {
-              get_weather: {
-                description: 'Current weather for a city (answered by the hookgate hook)',
-                input_schema: {
-                  type: 'object',
-                  properties: { city: { type: 'string' } },
-                  required: ['city'],
-                },
-              },
-            },
+            ...weatherTool,
           },
         }),
       },
@@ -183,7 +174,7 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
       });
       const r = await runTool('Oslo');
       expect(r.offered.get('get_weather'), diag(r)).toMatchObject({
-        description: 'Current weather for a city (answered by the hookgate hook)',
+        description: WEATHER_DESCRIPTION,
         parameters: { properties: { city: { type: 'string' } }, required: ['city'] },
       });
       expect(r.toolMessages, diag(r)).toHaveLength(1);
