@@ -18,7 +18,16 @@ export interface BridgeIo {
   stderr: NodeJS.WritableStream;
 }
 
-export type RunBridgeOptions = BridgeOptions & Partial<BridgeIo>;
+export type RunBridgeOptions = BridgeOptions &
+  Partial<BridgeIo> & {
+    /**
+     * The bridge is this process (`hookgate bridge`): an exception or rejection nothing caught is
+     * logged and the bridge goes on answering, instead of Node ending the process. PicoClaw skips a
+     * hook whose process died (its interceptors fail open) until it is restarted, so a bridge that
+     * exits would turn a guard off.
+     */
+    guardProcess?: boolean;
+  };
 
 export interface BridgeHandle {
   /** Resolves with the exit code once stdin has ended and the upstream is closed. */
@@ -55,6 +64,20 @@ function plaintextWarning(options: BridgeOptions, log: BridgeLog): void {
   }
 }
 
+/** Logs what nothing caught instead of letting it end the process; returns the undo. */
+function guardProcess(log: BridgeLog): () => void {
+  const onUncaught = (err: unknown) =>
+    log.error('an error nothing caught; the bridge goes on answering', { error: err });
+  const onUnhandled = (reason: unknown) =>
+    log.error('a rejection nothing handled; the bridge goes on answering', { error: reason });
+  process.on('uncaughtException', onUncaught);
+  process.on('unhandledRejection', onUnhandled);
+  return () => {
+    process.off('uncaughtException', onUncaught);
+    process.off('unhandledRejection', onUnhandled);
+  };
+}
+
 /** Runs the bridge on the given streams (process stdio by default). Never writes to stdout but answers. */
 export async function runBridge(options: RunBridgeOptions): Promise<BridgeHandle> {
   const stdin = options.stdin ?? process.stdin;
@@ -69,6 +92,7 @@ export async function runBridge(options: RunBridgeOptions): Promise<BridgeHandle
     allow_respond: options.allowRespond,
   });
   plaintextWarning(options, log);
+  const unguard = options.guardProcess ? guardProcess(log) : () => undefined;
 
   const upstream = createUpstream(options, log);
   const events = new EventForwarder((m, p) => upstream.notify(m, p), log);
@@ -118,6 +142,7 @@ export async function runBridge(options: RunBridgeOptions): Promise<BridgeHandle
         events_forwarded: events.forwarded,
         events_dropped: events.dropped,
       });
+      unguard();
       resolveDone(0);
       return 0;
     })();
@@ -164,6 +189,6 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
     process.stderr.write(`hookgate bridge: ${err.message}\n`);
     return 2;
   }
-  const handle = await runBridge(options);
+  const handle = await runBridge({ ...options, guardProcess: true });
   return handle.done;
 }

@@ -354,3 +354,32 @@ describe('--max-message-bytes', () => {
     expect(gw.connections).toBe(1);
   }, 30_000);
 });
+
+describe('an error nothing in the bridge caught', () => {
+  it('is logged and the bridge keeps answering (a dead hook process makes PicoClaw skip it: fail open)', async () => {
+    const g = await gateway(() => ({ result: { action: 'deny_tool', reason: 'guarded' } }));
+    const h = host(['--url', g.wsUrl], {
+      HOOKGATE_TOKEN: TOKEN,
+      NODE_OPTIONS: '--import ./test/bridge/fixtures/stray-errors.mjs',
+    });
+    h.hello();
+    await eventually(
+      () => h.stderr.includes('stray-error-after-start') && h.stderr.includes('stray-rejection-after-start'),
+      10_000,
+      'both stray errors logged',
+    );
+    await sleep(100);
+    const id = h.request('hook.before_tool', beforeToolParams('exec'));
+    await eventually(() => h.answers.has(id), 10_000, 'the call after the errors answered');
+    expect(h.answers.get(id)?.result).toMatchObject({ action: 'deny_tool', reason: 'guarded' });
+    const logged = h.stderr
+      .split('\n')
+      .filter((l) => l.includes('stray-'))
+      .map((l) => JSON.parse(l));
+    expect(logged.map((l) => l.error).sort(), h.stderr).toEqual([
+      'stray-error-after-start',
+      'stray-rejection-after-start',
+    ]);
+    for (const line of logged) expect(line).toMatchObject({ level: 'error', service: 'hookgate-bridge' });
+  }, 30_000);
+});

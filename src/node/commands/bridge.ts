@@ -11,7 +11,7 @@ export const bridge = defineCommand({
     const options = bridgeOptionsFromFlags(values, io.env);
     // Loaded only here: `serve` and the other commands never need the bridge's transports.
     const { runBridge } = await import('../../bridge/index.js');
-    const handle = await runBridge(options);
+    const handle = await runBridge({ ...options, guardProcess: true });
     return handle.done;
   },
 });
