@@ -38,7 +38,12 @@ export interface OpenClawSetup {
  * margin (the approval deadline too with the approve mode), so the gateway's failure answer
  * arrives first, within the plugin's 14 s ceiling.
  */
-export function openClawSetup(hook: HookRuntime, baseUrl: string): OpenClawSetup {
+export function openClawSetup(
+  hook: HookRuntime,
+  baseUrl: string,
+  /** Definitions the gateway lists for the hook (its MCP route's tools/list), taken first. */
+  listed: ReadonlyMap<string, { description?: string; inputSchema: Record<string, unknown> }> = new Map(),
+): OpenClawSetup {
   const hooks: string[] = [];
   if (hook.modes.has('tool') || hook.modes.has('approve')) hooks.push('before_tool_call');
   if (hook.modes.has('tool')) hooks.push('after_tool_call');
@@ -67,7 +72,7 @@ export function openClawSetup(hook: HookRuntime, baseUrl: string): OpenClawSetup
         `tool ${JSON.stringify(name)} of hook "${hook.name}" is not a name OpenClaw accepts (a letter, then letters, digits, _ or -, at most 64)`,
       );
     }
-    const described = hook.toolDefinitions.get(name);
+    const described = listed.get(name) ?? hook.toolDefinitions.get(name);
     if (!described) undescribed.push(name);
     tools.push({
       name,
@@ -109,4 +114,60 @@ function pluginSource(): string {
     );
   }
   return dir;
+}
+
+/**
+ * The hook's tools as the running gateway describes them to this token: its MCP route's
+ * tools/list (one stateless 2025-11-25 POST), which takes the config's `tool_definitions`, then an
+ * SDK hook's own declarations, then what the hook injects in before_llm. A tool the gateway lists
+ * with only the loosest schema is left out, so the config's definition (if any) still applies.
+ */
+export async function listedByGateway(
+  mcpUrl: string,
+  token: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<Map<string, { description?: string; inputSchema: Record<string, unknown> }>> {
+  let res: Response;
+  try {
+    res = await fetchImpl(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (err) {
+    throw new HookgateError('GATEWAY_UNREACHABLE', `cannot reach ${mcpUrl}: ${(err as Error).message}`);
+  }
+  const text = await res.text();
+  let body: { result?: { tools?: unknown }; error?: { message?: unknown } } | undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const tools = body?.result?.tools;
+  if (!res.ok || !Array.isArray(tools)) {
+    const said = body?.error?.message ?? (body as { error?: { code?: unknown } })?.error?.code;
+    throw new HookgateError(
+      'GATEWAY_REFUSED',
+      `${mcpUrl} answered tools/list with HTTP ${res.status}${typeof said === 'string' ? `: ${said}` : ''}`,
+    );
+  }
+  const out = new Map<string, { description?: string; inputSchema: Record<string, unknown> }>();
+  for (const t of tools as { name?: unknown; description?: unknown; inputSchema?: unknown }[]) {
+    if (typeof t?.name !== 'string' || typeof t.inputSchema !== 'object' || t.inputSchema === null) continue;
+    const schema = t.inputSchema as Record<string, unknown>;
+    const loosest = Object.keys(schema).length === 1 && schema.type === 'object';
+    if (loosest && typeof t.description !== 'string') continue;
+    out.set(t.name, {
+      ...(typeof t.description === 'string' ? { description: t.description } : {}),
+      inputSchema: schema,
+    });
+  }
+  return out;
 }

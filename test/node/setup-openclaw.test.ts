@@ -3,9 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTools } from '../../integrations/openclaw/index.js';
 import { runCli } from '../helpers/cli.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-openclaw-'));
 const config = join(dir, 'hookgate.yaml');
@@ -151,12 +152,94 @@ describe('hookgate setup openclaw', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  describe('--from-gateway: the tools as the running gateway describes them', () => {
+    // The SDK hook declares get_weather with its schema; the config describes neither tool.
+    const sdkHook = {
+      backend: { type: 'module', module: 'examples/weather-sdk.ts' },
+      modes: ['llm', 'tool'],
+    };
+    let gw: TestGateway;
+    let sdkConfig: string;
+    beforeAll(async () => {
+      const doc = {
+        tenants: { acme: tenantDoc({ sdk: { ...sdkHook, tools: ['get_weather', 'get_time'] } }) },
+      };
+      gw = await startTestGateway(doc);
+      sdkConfig = join(dir, 'sdk.json');
+      writeFileSync(
+        sdkConfig,
+        JSON.stringify({
+          server: { host: '127.0.0.1', port: 8787 },
+          tenants: {
+            acme: {
+              auth: { keys: [{ alg: 'HS256', secret: 'env:HOOKGATE_SETUP_OPENCLAW_SECRET' }] },
+              hooks: {
+                sdk: {
+                  ...sdkHook,
+                  backend: { ...sdkHook.backend, module: 'x.js' },
+                  tools: ['get_weather', 'get_time'],
+                },
+              },
+            },
+          },
+        }),
+      );
+    });
+    afterAll(() => gw?.close());
+    const setup = (args: string[], token?: string) =>
+      runCli(
+        [
+          'setup',
+          'openclaw',
+          '--config',
+          sdkConfig,
+          '--tenant',
+          'acme',
+          '--hook',
+          'sdk',
+          '--url',
+          gw.url,
+          ...args,
+        ],
+        {
+          cwd: dir,
+          env: { ...process.env, HOOKGATE_TOKEN: token },
+        },
+      );
+
+    it('writes the SDK hook’s own description and schema; a tool nobody describes stays loose', async () => {
+      const out = join(dir, 'from-gw');
+      const r = await setup(['--out', out, '--from-gateway'], await gw.token());
+      expect(r.code, r.err).toBe(0);
+      const { tools } = JSON.parse(readFileSync(join(out, 'hookgate-tools.json'), 'utf8'));
+      expect(tools[0]).toMatchObject({
+        name: 'get_weather',
+        description: expect.stringMatching(/weather/i),
+        parameters: { type: 'object', properties: { city: expect.any(Object) } },
+      });
+      expect(tools[1]).toEqual({ name: 'get_time', description: '', parameters: { type: 'object' } });
+      expect(r.err).toContain('no tool_definitions for get_time');
+    });
+
+    it('without the token, or with one the gateway refuses: exit 2 or 1 naming it, nothing written', async () => {
+      const none = await setup(['--out', join(dir, 'no-token'), '--from-gateway']);
+      expect(none.code).toBe(2);
+      expect(none.err).toContain('HOOKGATE_TOKEN');
+      const bad = await setup(['--out', join(dir, 'bad-token'), '--from-gateway'], 'not-a-jwt');
+      expect(bad.code).toBe(1);
+      expect(bad.err).toContain('answered tools/list with HTTP 401');
+      expect(existsSync(join(dir, 'bad-token'))).toBe(false);
+      const noOut = await setup(['--from-gateway'], await gw.token());
+      expect(noOut.code).toBe(2);
+    });
+  });
+
   it('--out is only for openclaw', async () => {
     const r = await runCli(
       ['setup', 'hermes', '--config', config, '--tenant', 'acme', '--hook', 'guard', '--out', 'x'],
       { cwd: dir },
     );
     expect(r.code).toBe(2);
-    expect(r.err).toContain('--out and --force are for setup openclaw');
+    expect(r.err).toContain('--out, --force and --from-gateway are for setup openclaw');
   });
 });

@@ -2,9 +2,9 @@ import { HookgateError } from '../../lib/errors.js';
 import { loadConfigFile } from '../config-loader.js';
 import { resolve } from 'node:path';
 import { claudeCodeSettings } from '../setup-claude-code.js';
-import { TOKEN_ENV } from '../setup-common.js';
+import { hookRouteUrl, TOKEN_ENV } from '../setup-common.js';
 import { hermesHooksYaml, hermesMcpYaml } from '../setup-hermes.js';
-import { openClawSetup, writeOpenClawPlugin } from '../setup-openclaw.js';
+import { listedByGateway, openClawSetup, writeOpenClawPlugin } from '../setup-openclaw.js';
 import { defineCommand, usageError } from './command.js';
 import { CONFIG_HELP, requireConfigFile } from './config-file.js';
 
@@ -25,6 +25,8 @@ ${CONFIG_HELP}
                   then blocks the call instead of being ignored
   --out DIR       openclaw: write the plugin into DIR, its manifest declaring the hook's tools
   --force         openclaw: write into a DIR that is not empty
+  --from-gateway  openclaw, with --out: describe the tools as the running gateway at --url lists
+                  them to ${TOKEN_ENV} (an SDK hook's own schemas, a stdio hook's injected ones)
 claude-code: prints the "hooks" block on stdout (timeouts above the hook's deadlines, onFailure:
 "block" on the guarding events when the hook fails closed or decides approvals) and on stderr how to
 give the host its token (${TOKEN_ENV}, expanded by Claude Code through allowedEnvVars).
@@ -43,6 +45,7 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
     'hermes-no-modify': { type: 'boolean' },
     out: { type: 'string' },
     force: { type: 'boolean' },
+    'from-gateway': { type: 'boolean' },
   },
   maxPositionals: 1,
   async run({ values, positionals }, io) {
@@ -50,8 +53,10 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
     if (!HOSTS.includes(host as (typeof HOSTS)[number]))
       usageError(`setup needs a host, one of: ${HOSTS.join(', ')} (hookgate setup claude-code …)`);
     if (!values.tenant || !values.hook) usageError(`setup ${host} needs --tenant and --hook`);
-    if (host !== 'openclaw' && (values.out !== undefined || values.force))
-      usageError('--out and --force are for setup openclaw');
+    if (host !== 'openclaw' && (values.out !== undefined || values.force || values['from-gateway']))
+      usageError('--out, --force and --from-gateway are for setup openclaw');
+    if (values['from-gateway'] && values.out === undefined)
+      usageError('--from-gateway describes the tools of the plugin --out writes: give --out DIR');
     if (values.url !== undefined && !/^https?:\/\/[^/]/.test(values.url))
       usageError(`--url must be an http(s) URL, got ${JSON.stringify(values.url)}`);
     const file = requireConfigFile(values.config, io.env, io.cwd);
@@ -69,7 +74,13 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
     const base = values.url ?? `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
     const tokenCommand = `hookgate token --config ${file} --tenant ${values.tenant} --hooks ${values.hook}`;
     if (host === 'openclaw') {
-      const setup = openClawSetup(hook, base);
+      let listed: Awaited<ReturnType<typeof listedByGateway>> | undefined;
+      if (values['from-gateway']) {
+        const token = io.env[TOKEN_ENV];
+        if (!token) usageError(`--from-gateway needs the hook's token in ${TOKEN_ENV}`);
+        listed = await listedByGateway(hookRouteUrl(base, hook, 'mcp'), token);
+      }
+      const setup = openClawSetup(hook, base, listed);
       const notes: string[] = [];
       if (values.out !== undefined) {
         const dir = resolve(io.cwd, values.out);
