@@ -32,6 +32,7 @@ writeFileSync(
           },
           all: { backend: module, modes: ['observe', 'llm', 'tool', 'approve'], approval_timeout_ms: 20_000 },
           dotted: { backend: module, modes: ['tool'], tools: ['weather.get'] },
+          sdk: { backend: module, modes: ['llm', 'tool'], tools: ['get_weather', 'get_time'] },
         },
       },
     },
@@ -153,37 +154,17 @@ describe('hookgate setup openclaw', () => {
   });
 
   describe('--from-gateway: the tools as the running gateway describes them', () => {
-    // The SDK hook declares get_weather with its schema; the config describes neither tool.
+    // The running gateway's sdk hook declares get_weather with its schema; the config file (whose
+    // sdk hook has the same tools) describes neither.
     const sdkHook = {
       backend: { type: 'module', module: 'examples/weather-sdk.ts' },
       modes: ['llm', 'tool'],
     };
     let gw: TestGateway;
-    let sdkConfig: string;
     beforeAll(async () => {
-      const doc = {
+      gw = await startTestGateway({
         tenants: { acme: tenantDoc({ sdk: { ...sdkHook, tools: ['get_weather', 'get_time'] } }) },
-      };
-      gw = await startTestGateway(doc);
-      sdkConfig = join(dir, 'sdk.json');
-      writeFileSync(
-        sdkConfig,
-        JSON.stringify({
-          server: { host: '127.0.0.1', port: 8787 },
-          tenants: {
-            acme: {
-              auth: { keys: [{ alg: 'HS256', secret: 'env:HOOKGATE_SETUP_OPENCLAW_SECRET' }] },
-              hooks: {
-                sdk: {
-                  ...sdkHook,
-                  backend: { ...sdkHook.backend, module: 'x.js' },
-                  tools: ['get_weather', 'get_time'],
-                },
-              },
-            },
-          },
-        }),
-      );
+      });
     });
     afterAll(() => gw?.close());
     const setup = (args: string[], token?: string) =>
@@ -192,7 +173,7 @@ describe('hookgate setup openclaw', () => {
           'setup',
           'openclaw',
           '--config',
-          sdkConfig,
+          config,
           '--tenant',
           'acme',
           '--hook',
