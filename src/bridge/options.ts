@@ -31,11 +31,15 @@ export interface BridgeOptions {
 
 export const TOKEN_ENV = 'HOOKGATE_TOKEN';
 
+/** Under PicoClaw's default deadlines (5 s per interceptor, 60 s per approval), so its answer counts. */
+export const DEFAULT_TIMEOUT_MS = 4500;
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 55_000;
+
 export const USAGE = `usage: hookgate bridge --url wss://HOST/v1/tenants/TENANT/hooks/HOOK/ws [options]
   token: environment variable ${TOKEN_ENV} (never a flag)
   --on-failure open|closed        answer when the gateway fails (default open)
-  --timeout-ms N                  interceptor deadline (default 4500)
-  --approval-timeout-ms N         approve_tool deadline (default 55000)
+  --timeout-ms N                  interceptor deadline (default ${DEFAULT_TIMEOUT_MS})
+  --approval-timeout-ms N         approve_tool deadline (default ${DEFAULT_APPROVAL_TIMEOUT_MS})
   --transport ws|http|auto        default auto: WebSocket, HTTP POST when a WebSocket cannot be opened
   --allow-respond a,b             tools a before_tool respond may name (others become continue)
   --max-message-bytes N           largest call sent upstream (default 8388608)
@@ -146,8 +150,11 @@ export function bridgeOptionsFromFlags(
     ...endpointsFromUrl(rawUrl),
     token,
     onFailure: oneOf('on-failure', values.get('on-failure') ?? 'open', ['open', 'closed'] as const),
-    timeoutMs: positiveInt('timeout-ms', values.get('timeout-ms') ?? '4500'),
-    approvalTimeoutMs: positiveInt('approval-timeout-ms', values.get('approval-timeout-ms') ?? '55000'),
+    timeoutMs: positiveInt('timeout-ms', values.get('timeout-ms') ?? String(DEFAULT_TIMEOUT_MS)),
+    approvalTimeoutMs: positiveInt(
+      'approval-timeout-ms',
+      values.get('approval-timeout-ms') ?? String(DEFAULT_APPROVAL_TIMEOUT_MS),
+    ),
     transport: oneOf('transport', values.get('transport') ?? 'auto', ['ws', 'http', 'auto'] as const),
     allowRespond:
       allow === undefined

@@ -96,6 +96,6 @@ describe('hookgate setup claude-code', () => {
     expect(hook.err).toMatch(/no hook/);
     const host = await runCli(['setup', 'cursor', '--config', config], { env: {}, cwd: dir });
     expect(host.code).toBe(2);
-    expect(host.err).toContain('one of: claude-code, hermes, openclaw');
+    expect(host.err).toContain('one of: picoclaw, claude-code, hermes, openclaw');
   });
 });

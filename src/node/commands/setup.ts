@@ -5,17 +5,18 @@ import { claudeCodeSettings } from '../setup-claude-code.js';
 import { hookRouteUrl, TOKEN_ENV } from '../setup-common.js';
 import { hermesHooksYaml, hermesMcpYaml } from '../setup-hermes.js';
 import { listedByGateway, openClawSetup, writeOpenClawPlugin } from '../setup-openclaw.js';
+import { picoclawSetup } from '../setup-picoclaw.js';
 import { defineCommand, usageError } from './command.js';
 import { CONFIG_HELP, requireConfigFile } from './config-file.js';
 
 /** Hosts `setup` can print settings for. */
-const HOSTS = ['claude-code', 'hermes', 'openclaw'] as const;
+const HOSTS = ['picoclaw', 'claude-code', 'hermes', 'openclaw'] as const;
 
 export const setup = defineCommand({
   name: 'setup',
   summary:
-    "print a host's settings for one hook (claude-code: the .claude/settings.json hooks block; hermes: the config.yaml hooks block; openclaw: the plugin entry, and the plugin with the hook's tools)",
-  help: `usage: hookgate setup claude-code|hermes|openclaw [--config FILE] --tenant T --hook H [--url BASE]
+    "print a host's settings for one hook (picoclaw: the config.json process hook; claude-code: the .claude/settings.json hooks block; hermes: the config.yaml hooks block; openclaw: the plugin entry, and the plugin with the hook's tools)",
+  help: `usage: hookgate setup picoclaw|claude-code|hermes|openclaw [--config FILE] --tenant T --hook H [--url BASE]
          [--hermes-no-modify] [--out DIR [--force]]
 ${CONFIG_HELP}
   --tenant T      the tenant
@@ -27,6 +28,9 @@ ${CONFIG_HELP}
   --force         openclaw: write into a DIR that is not empty
   --from-gateway  openclaw, with --out: describe the tools as the running gateway at --url lists
                   them to ${TOKEN_ENV} (an SDK hook's own schemas, a stdio hook's injected ones)
+picoclaw: prints the config.json "hooks" block running \`hookgate bridge\` (the intercepts the hook's
+modes cover, --on-failure closed when it fails closed), and for a hook with tools the "tools.mcp"
+server serving them; the bridge reads ${TOKEN_ENV} from PicoClaw's environment.
 claude-code: prints the "hooks" block on stdout (timeouts above the hook's deadlines, onFailure:
 "block" on the guarding events when the hook fails closed or decides approvals) and on stderr how to
 give the host its token (${TOKEN_ENV}, expanded by Claude Code through allowedEnvVars).
@@ -73,6 +77,24 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
     const { host: h, port } = config.server;
     const base = values.url ?? `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
     const tokenCommand = `hookgate token --config ${file} --tenant ${values.tenant} --hooks ${values.hook}`;
+    if (host === 'picoclaw') {
+      const { config: block, raise } = picoclawSetup(hook, base);
+      io.stdout.write(`${JSON.stringify(block, null, 2)}\n`);
+      const notes: string[] = [];
+      if (Object.keys(raise).length > 0)
+        notes.push(
+          `the hook's deadlines do not fit under PicoClaw's defaults: set hooks.defaults to ${JSON.stringify(raise)}`,
+        );
+      if (block.tools)
+        notes.push(
+          'tools.mcp: PicoClaw expands nothing in config.json, so its Authorization header holds the token itself; replace the placeholder',
+        );
+      notes.push(
+        `merge this into PicoClaw's config.json and export ${TOKEN_ENV} where PicoClaw runs: the bridge inherits its environment (${tokenCommand})`,
+      );
+      io.stderr.write(`${notes.join('\n')}\n`);
+      return 0;
+    }
     if (host === 'openclaw') {
       let listed: Awaited<ReturnType<typeof listedByGateway>> | undefined;
       if (values['from-gateway']) {

@@ -210,7 +210,13 @@ export class PicoClawHome {
     writeFileSync(join(this.dir, 'config.json'), JSON.stringify(config(this.dir), null, 2));
   }
 
-  run(message: string, session: string, timeoutMs = 60_000): Promise<AgentRun> {
+  /** `env`: more of PicoClaw's environment, which its process hooks inherit. */
+  run(
+    message: string,
+    session: string,
+    timeoutMs = 60_000,
+    env: Record<string, string> = {},
+  ): Promise<AgentRun> {
     const logFile = join(this.dir, 'picoclaw.log');
     const started = Date.now();
     const child = spawn(PICOCLAW_BIN, ['agent', '-m', message, '-s', session], {
@@ -221,6 +227,7 @@ export class PicoClawHome {
         PICOCLAW_HOME: this.dir,
         PICOCLAW_LOG_FILE: logFile,
         NO_COLOR: '1',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

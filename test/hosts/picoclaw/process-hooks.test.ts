@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { picoclawSetup } from '../../../src/node/setup-picoclaw.js';
+import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import {
   type AgentRun,
   bridgeHook,
@@ -9,6 +10,7 @@ import {
   PicoClawHome,
   picoclawConfig,
   picoclawMissing,
+  type ProcessHook,
 } from './harness.js';
 
 /**
@@ -19,6 +21,18 @@ import {
  */
 
 const missing = picoclawMissing();
+
+/** The one process hook of a `setup picoclaw` block, as the harness's config builder takes it. */
+function setupEntry(setup: ReturnType<typeof picoclawSetup>): ProcessHook {
+  const processes = (setup.config.hooks as { processes: Record<string, Record<string, unknown>> }).processes;
+  const [entry] = Object.values(processes);
+  expect(entry.env).toBeUndefined();
+  return {
+    command: entry.command as string[],
+    intercept: entry.intercept as string[],
+    priority: entry.priority as number,
+  };
+}
 
 describe.skipIf(missing)(
   `real PicoClaw: process hooks through hookgate bridge${missing ? ` (${missing})` : ''}`,
@@ -56,15 +70,18 @@ describe.skipIf(missing)(
       home = new PicoClawHome((dir) =>
         picoclawConfig(dir, model.url, {
           weather: bridgeHook({ url: ws('weather'), token, intercept: ['before_tool'], priority: 1 }),
-          policy: bridgeHook({
-            url: ws('policy'),
-            token,
-            intercept: ['before_tool', 'approve_tool'],
-            priority: 2,
-          }),
+          // The entry `hookgate setup picoclaw` prints (the bridge run from this checkout): no token in
+          // config.json, the bridge reads HOOKGATE_TOKEN from PicoClaw's environment.
+          policy: setupEntry(
+            picoclawSetup(gw.config.tenants.get('acme')!.hooks.get('policy')!, gw.url, {
+              command: [process.execPath, join(REPO, 'bin', 'hookgate.js')],
+            }),
+          ),
         }),
       );
-      run = await home.run('What is the weather in Berlin? Then run the commands.', 'hookgate-e2e');
+      run = await home.run('What is the weather in Berlin? Then run the commands.', 'hookgate-e2e', 60_000, {
+        HOOKGATE_TOKEN: token,
+      });
     });
 
     afterAll(async () => {
