@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseBridgeArgs } from '../../src/bridge/options.js';
 import { REPO, SECRET } from '../helpers/gateway.js';
+import { runCli } from '../helpers/cli.js';
 
 const BIN = join(REPO, 'bin', 'hookgate.js');
 const run = promisify(execFile);
@@ -211,14 +212,37 @@ describe('hookgate serve', () => {
     expect(await served.exited).toBe(0);
   });
 
-  it("examples/picoclaw-hooks.json runs the bridge with flags it accepts, for the example's hook", () => {
+  it("examples/picoclaw-hooks.json is what `hookgate setup picoclaw` prints for the example's hook, and the bridge accepts its flags", async () => {
     const snippet = JSON.parse(readFileSync(join(REPO, 'examples', 'picoclaw-hooks.json'), 'utf8'));
+    const printed = await runCli(
+      [
+        'setup',
+        'picoclaw',
+        '--config',
+        join(REPO, 'examples', 'hookgate.yaml'),
+        '--tenant',
+        'acme',
+        '--hook',
+        'weather',
+        '--url',
+        'https://hookgate.example.com',
+      ],
+      {
+        cwd: REPO,
+        env: {
+          ACME_HOOK_SECRET: 'example-secret-0123456789-abcdefghijklmnop',
+          HOOKGATE_ADMIN_TOKEN: 'example-admin-0123456789-abcdefghijklmnopq',
+        },
+      },
+    );
+    expect(printed.code, printed.err).toBe(0);
+    expect(snippet).toEqual(JSON.parse(printed.out));
     const entry = snippet.hooks.processes.weather;
     expect(entry.command.slice(0, 2)).toEqual(['hookgate', 'bridge']);
     const options = parseBridgeArgs(entry.command.slice(2), { HOOKGATE_TOKEN: 'a.b.c' });
     expect(options.wsUrl).toMatch(/\/v1\/tenants\/acme\/hooks\/weather\/ws$/);
-    expect(Object.keys(entry.env)).toEqual(['HOOKGATE_TOKEN']);
-    expect(entry.intercept).toEqual(['before_llm', 'before_tool']);
+    // No token in the file: the bridge inherits PicoClaw's environment.
+    expect(entry.env).toBeUndefined();
   });
 });
 
