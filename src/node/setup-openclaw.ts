@@ -7,8 +7,11 @@ import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
 
 /** OpenClaw gives a before_tool_call handler 15 s; the plugin refuses a limit above this. */
 const PLUGIN_MAX_TIMEOUT_MS = 14_000;
-/** The tool names OpenClaw lets a plugin register (and a model call). */
-const OPENCLAW_TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/**
+ * The tool names OpenClaw lets a plugin register (and a model call). The plugin, which imports
+ * nothing, keeps the same rule; a test holds the two together.
+ */
+export const OPENCLAW_TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /** The plugin's files copied as they are; the manifest is rewritten, the tools file written. */
 const PLUGIN_FILES = ['index.js', 'index.d.ts', 'package.json', 'README.md'];
 const MANIFEST = 'openclaw.plugin.json';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTools } from '../../integrations/openclaw/index.js';
+import { OPENCLAW_TOOL_NAME } from '../../src/node/setup-openclaw.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
@@ -213,6 +214,13 @@ describe('hookgate setup openclaw', () => {
       const noOut = await setup(['--from-gateway'], await gw.token());
       expect(noOut.code).toBe(2);
     });
+  });
+
+  it('names a tool the way the plugin does: setup refuses exactly the names the plugin would drop', () => {
+    const names = ['get_weather', 'a-b', 'X1', 'weather.get', '9x', '_x', 'x'.repeat(64), 'x'.repeat(65), ''];
+    const plugin = readTools({ tools: names.map((name) => ({ name })) }, names).tools.map((t) => t.name);
+    expect(names.filter((n) => OPENCLAW_TOOL_NAME.test(n))).toEqual(plugin);
+    expect(plugin).toEqual(['get_weather', 'a-b', 'X1', 'x'.repeat(64)]);
   });
 
   it('--out is only for openclaw', async () => {
