@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SkipReporter from './test/helpers/skip-reporter.js';
 
 const results = process.env.HOOKGATE_TEST_RESULTS;
 
@@ -11,7 +12,12 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Tests spawn real processes and sockets; two cores are all CI has.
     maxWorkers: 2,
+    // Every skipped test is listed after the run with why it skipped (test/helpers/skip-reporter.ts);
     // CI collects counts from a JSON report next to the usual output.
-    reporters: results ? ['default', ['json', { outputFile: `${results}/node.json` }]] : ['default'],
+    reporters: [
+      'default',
+      new SkipReporter(),
+      ...(results ? [['json', { outputFile: `${results}/node.json` }] as const] : []),
+    ],
   },
 });

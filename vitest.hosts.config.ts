@@ -7,6 +7,7 @@
  *   npm run test:hosts
  */
 import { defineConfig } from 'vitest/config';
+import SkipReporter from './test/helpers/skip-reporter.js';
 
 const results = process.env.HOOKGATE_TEST_RESULTS;
 
@@ -18,6 +19,12 @@ export default defineConfig({
     // Each host is a heavy process; one suite at a time on two cores.
     maxWorkers: 1,
     fileParallelism: false,
-    reporters: results ? ['default', ['json', { outputFile: `${results}/hosts.json` }]] : ['default'],
+    // Every skipped test is listed after the run with why it skipped (test/helpers/skip-reporter.ts);
+    // CI collects counts from a JSON report next to the usual output.
+    reporters: [
+      'default',
+      new SkipReporter(),
+      ...(results ? [['json', { outputFile: `${results}/hosts.json` }] as const] : []),
+    ],
   },
 });

@@ -6,6 +6,7 @@
  */
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import SkipReporter from './test/helpers/skip-reporter.js';
 import { BINDINGS } from './test/worker/fixtures.js';
 
 // Offline and quiet: without these, miniflare fetches request.cf data from the network (and
@@ -28,7 +29,12 @@ export default defineConfig({
   test: {
     include: ['test/worker/**/*.test.ts'],
     testTimeout: 20_000,
+    // Every skipped test is listed after the run with why it skipped (test/helpers/skip-reporter.ts);
     // CI collects counts from a JSON report next to the usual output.
-    reporters: results ? ['default', ['json', { outputFile: `${results}/workerd.json` }]] : ['default'],
+    reporters: [
+      'default',
+      new SkipReporter(),
+      ...(results ? [['json', { outputFile: `${results}/workerd.json` }] as const] : []),
+    ],
   },
 });

@@ -20,7 +20,7 @@ const weather = (extra: Record<string, unknown>) => ({
 });
 
 describe.skipIf(!python)(
-  'the example Python stdio hook, unmodified behind the gateway (real sockets, real process)',
+  `the example Python stdio hook, unmodified behind the gateway (real sockets, real process)${python ? '' : ' (skipped: python3 is not on PATH)'}`,
   () => {
     let gw: TestGateway;
     beforeAll(async () => {
