@@ -14,6 +14,79 @@ const EXECUTE_TOOL = 'hookgate.execute_tool';
 const TOOLS_FILE = 'hookgate-tools.json';
 // OpenClaw's rule for tool names a model may call.
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+// Names OpenClaw keeps for its own tools (OpenClaw 2026.9.6: the core tool catalog, the agent's
+// reserved names, the policy's aliases), compared lowercased. OpenClaw drops a plugin tool of such
+// a name and runs its own; since this plugin leaves its own tools' before_tool_call alone, that core
+// tool would then run without asking the gateway. Such a tool is not registered, so its calls are
+// forwarded like any other. A copy of src/dialects/openclaw/core-tools.ts; a test holds the two together.
+const CORE_TOOLS = new Set([
+  'ls',
+  'read',
+  'write',
+  'edit',
+  'apply_patch',
+  'exec',
+  'process',
+  'code_execution',
+  'secrets',
+  'web_search',
+  'web_fetch',
+  'x_search',
+  'memory_search',
+  'memory_get',
+  'sessions',
+  'sessions_list',
+  'sessions_history',
+  'sessions_search',
+  'conversations_list',
+  'conversations_send',
+  'conversations_turn',
+  'sessions_send',
+  'sessions_spawn',
+  'github_identity_status',
+  'github_publish',
+  'agents_wait',
+  'sessions_yield',
+  'subagents',
+  'session_status',
+  'suggest_task',
+  'dismiss_task',
+  'browser',
+  'screen',
+  'theme',
+  'dashboard',
+  'terminal',
+  'portal',
+  'canvas',
+  'show_widget',
+  'message',
+  'heartbeat_respond',
+  'automations',
+  'gateway',
+  'plugins',
+  'openclaw',
+  'nodes',
+  'computer',
+  'mobile_ui',
+  'agents_list',
+  'get_goal',
+  'create_goal',
+  'update_goal',
+  'progress_card',
+  'ask_user',
+  'skill_workshop',
+  'view_image',
+  'image_generate',
+  'music_generate',
+  'video_generate',
+  'tts',
+  'pdf',
+  'bash',
+  'find',
+  'grep',
+  'apply-patch',
+  'cron',
+]);
 // The ids a tool's context carries that the hook may see; the rest (OpenClaw's whole config,
 // credential accessors, the delivery helper) never leaves the process.
 const TOOL_CTX_IDS = ['agentId', 'sessionKey', 'sessionId'];
@@ -88,6 +161,10 @@ export function readTools(raw, declared) {
     const name = t?.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       problems.push(`${TOOLS_FILE}: tools[${i}] has no valid name`);
+    } else if (CORE_TOOLS.has(name.toLowerCase())) {
+      problems.push(
+        `${TOOLS_FILE}: tool "${name}" is named like an OpenClaw core tool (OpenClaw would run its own); not registered`,
+      );
     } else if (!allowed.has(name)) {
       problems.push(`${TOOLS_FILE}: tool "${name}" is not in the manifest's contracts.tools`);
     } else if (tools.some((x) => x.name === name)) {

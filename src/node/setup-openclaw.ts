@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HookRuntime } from '../config/runtime.js';
+import { isOpenClawCoreTool } from '../dialects/openclaw/core-tools.js';
 import { HookgateError } from '../lib/errors.js';
 import { packageRoot } from './package-info.js';
 import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
@@ -73,6 +74,12 @@ export function openClawSetup(
       throw new HookgateError(
         'BAD_TOOL_NAME',
         `tool ${JSON.stringify(name)} of hook "${hook.name}" is not a name OpenClaw accepts (a letter, then letters, digits, _ or -, at most 64)`,
+      );
+    }
+    if (isOpenClawCoreTool(name)) {
+      throw new HookgateError(
+        'BAD_TOOL_NAME',
+        `tool ${JSON.stringify(name)} of hook "${hook.name}" is named like an OpenClaw core tool: OpenClaw would run its own tool instead, without asking the gateway; rename it`,
       );
     }
     const described = listed.get(name) ?? hook.toolDefinitions.get(name);

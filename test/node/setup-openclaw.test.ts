@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTools } from '../../integrations/openclaw/index.js';
+import { isOpenClawCoreTool, OPENCLAW_CORE_TOOLS } from '../../src/dialects/openclaw/core-tools.js';
 import { OPENCLAW_TOOL_NAME } from '../../src/node/setup-openclaw.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
@@ -33,6 +34,7 @@ writeFileSync(
           },
           all: { backend: module, modes: ['observe', 'llm', 'tool', 'approve'], approval_timeout_ms: 20_000 },
           dotted: { backend: module, modes: ['tool'], tools: ['weather.get'] },
+          shadow: { backend: module, modes: ['tool'], tools: ['get_weather', 'Exec'] },
           sdk: { backend: module, modes: ['llm', 'tool'], tools: ['get_weather', 'get_time'] },
         },
       },
@@ -154,6 +156,14 @@ describe('hookgate setup openclaw', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('a tool named like an OpenClaw core tool is refused (OpenClaw would run its own, unguarded), nothing written', async () => {
+    const out = join(dir, 'shadow');
+    const r = await run(['--hook', 'shadow', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('tool "Exec" of hook "shadow" is named like an OpenClaw core tool');
+    expect(existsSync(out)).toBe(false);
+  });
+
   describe('--from-gateway: the tools as the running gateway describes them', () => {
     // The running gateway's sdk hook declares get_weather with its schema; the config file (whose
     // sdk hook has the same tools) describes neither.
@@ -221,6 +231,19 @@ describe('hookgate setup openclaw', () => {
     const plugin = readTools({ tools: names.map((name) => ({ name })) }, names).tools.map((t) => t.name);
     expect(names.filter((n) => OPENCLAW_TOOL_NAME.test(n))).toEqual(plugin);
     expect(plugin).toEqual(['get_weather', 'a-b', 'X1', 'x'.repeat(64)]);
+  });
+
+  it('keeps OpenClaw’s core tool names as the plugin does: setup refuses exactly the names the plugin drops', () => {
+    const names = [
+      ...OPENCLAW_CORE_TOOLS.filter((n) => OPENCLAW_TOOL_NAME.test(n)),
+      ...OPENCLAW_CORE_TOOLS.map((n) => n.toUpperCase()).filter((n) => OPENCLAW_TOOL_NAME.test(n)),
+      'get_weather',
+      'exec_remote',
+      'my-browser',
+    ];
+    const plugin = readTools({ tools: names.map((name) => ({ name })) }, names).tools.map((t) => t.name);
+    expect(names.filter((n) => !isOpenClawCoreTool(n))).toEqual(plugin);
+    expect(plugin).toEqual(['get_weather', 'exec_remote', 'my-browser']);
   });
 
   it('--out is only for openclaw', async () => {

@@ -340,6 +340,23 @@ describe('the hook’s own tools: registered with OpenClaw, run by asking the ga
     expect(out.content[0].text).toBe('hookgate: tool "get_weather" failed: cancelled by OpenClaw');
   });
 
+  it('a tool named like an OpenClaw core tool is not registered, so OpenClaw’s own exec still asks the gateway', async () => {
+    // OpenClaw drops a plugin tool named like a core one (any case) and runs its own tool.
+    const bundled = readTools({ tools: [weather, { name: 'Exec' }] }, ['get_weather', 'Exec']);
+    expect(bundled.tools.map((t) => t.name)).toEqual(['get_weather']);
+    expect(bundled.problems).toEqual([
+      'hookgate-tools.json: tool "Exec" is named like an OpenClaw core tool (OpenClaw would run its own); not registered',
+    ]);
+    recorder().answer = () => ({ action: 'deny_tool', reason: 'no exec' });
+    const { handlers } = load({ url: url('guard'), tokenEnv: TOKEN_ENV }, bundled.tools);
+    const { event, ctx } = beforeToolCall();
+    expect(await handlers.get('before_tool_call')!({ ...event, toolName: 'exec' }, ctx)).toEqual({
+      block: true,
+      blockReason: 'no exec',
+    });
+    expect(recorder().calls.map((c) => c.params.tool)).toEqual(['exec']);
+  });
+
   it('hookgate-tools.json: only tools the manifest declares, each with a valid name, once', () => {
     const { tools, problems } = readTools(
       {
