@@ -1,6 +1,7 @@
 import { orderModes } from '../protocol/methods.js';
 import { type ConfigIssue, ConfigError, fromZodIssues } from './errors.js';
-import { checkRedisUrl, compileLimits } from './limits.js';
+import { compileLimits } from './limits.js';
+import { compileRedis } from './redis.js';
 import type {
   CallLimits,
   GatewayConfig,
@@ -90,11 +91,7 @@ export function compileConfig(
     });
   }
   const s = doc.server;
-  let redisUrl: string | undefined;
-  if (s.redis_url !== undefined) {
-    const value = resolve(s.redis_url, 'server.redis_url');
-    if (value !== undefined) redisUrl = checkRedisUrl(value, 'server.redis_url', issues);
-  }
+  const { redisUrl, redisTls } = compileRedis(s, resolve, issues);
   const adminToken = compileAdminToken(s.admin_token, resolve, issues);
   if (issues.length > 0) throw new ConfigError(issues);
 
@@ -108,6 +105,7 @@ export function compileConfig(
       tokenCacheSize: s.token_cache_size,
       logLevel: s.log_level,
       redisUrl,
+      redisTls,
       adminToken,
       sandbox: s.sandbox,
     },

@@ -25,30 +25,3 @@ export function compileLimits(
     maxInFlight: doc.max_in_flight,
   };
 }
-
-/**
- * Checks a resolved Redis URL. Messages never quote it: it may carry a password.
- */
-export function checkRedisUrl(url: string, path: string, issues: ConfigIssue[]): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    issues.push({ path, message: 'not a URL (expected redis://[user:password@]host[:port][/db])' });
-    return undefined;
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    issues.push({ path, message: 'must start with redis:// or rediss://' });
-    return undefined;
-  }
-  if (!parsed.hostname) {
-    issues.push({ path, message: 'has no host' });
-    return undefined;
-  }
-  const db = parsed.pathname.replace(/^\//, '');
-  if (db !== '' && !/^\d{1,5}$/.test(db)) {
-    issues.push({ path, message: 'the path must be a database number (e.g. /0)' });
-    return undefined;
-  }
-  return url;
-}

@@ -90,6 +90,8 @@ export interface ServerSettings {
   logLevel: string;
   /** Resolved (may hold a password): never log it. */
   redisUrl?: string;
+  /** With a rediss:// redisUrl: the pinned CA (PEM) and the name the server's certificate carries. */
+  redisTls?: { ca?: string; servername?: string };
   /** The admin routes' bearer token (resolved); undefined: admin routes disabled. */
   adminToken?: string;
   sandbox: 'auto' | 'required' | 'off';

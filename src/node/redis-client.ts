@@ -1,11 +1,7 @@
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { Redis } from 'ioredis';
 import { HookgateError } from '../lib/errors.js';
 
-/** A RESP2 reply: simple and bulk strings, integers, nil, arrays. Error replies reject. */
-export type RespValue = string | number | null | RespValue[];
-
-/** An error reply from Redis (`-ERR …`); its text is the message. */
+/** An error reply from Redis (`-ERR …`, `NOSCRIPT …`); its text is the message. */
 export class RedisReplyError extends HookgateError<'REDIS_ERROR_REPLY'> {
   constructor(message: string) {
     super('REDIS_ERROR_REPLY', message);
@@ -13,187 +9,160 @@ export class RedisReplyError extends HookgateError<'REDIS_ERROR_REPLY'> {
   }
 }
 
-interface Pending {
-  resolve(value: RespValue): void;
-  reject(err: Error): void;
-  timer: ReturnType<typeof setTimeout>;
+/** Redis did not answer in time, or there is no usable connection. Never quotes the URL. */
+export class RedisUnavailableError extends HookgateError<'REDIS_UNAVAILABLE'> {
+  constructor(message: string) {
+    super('REDIS_UNAVAILABLE', message);
+    this.name = 'RedisUnavailableError';
+  }
 }
 
-const CRLF = Buffer.from('\r\n');
+/** How the server of a `rediss://` URL is verified (always verified; this only narrows trust). */
+export interface RedisTlsOptions {
+  /** PEM: the only CA(s) trusted for the server's certificate, instead of the system store. */
+  ca?: string;
+  /** The name the certificate must carry (and SNI), when the URL's host is not it (e.g. an IP). */
+  servername?: string;
+}
+
+export interface RedisClientOptions {
+  /** Every command settles within this, connected or not. */
+  timeoutMs: number;
+  tls?: RedisTlsOptions;
+}
 
 /**
- * A minimal Redis client: one connection, commands pipelined in order, RESP2 replies. Just what the
- * shared limiter needs (EVALSHA, SCRIPT LOAD, ZREM, AUTH, SELECT), with the one property that
- * matters on the call path: every command settles within `timeoutMs`, connected or not. There is
- * no offline queue and no retry here: a timeout or a lost connection rejects every pending command
- * and drops the socket; the next command connects again (the caller decides how often to try).
+ * The shared limiter's Redis connection: ioredis, configured for the one property the call path
+ * needs, that every command settles within `timeoutMs` whatever Redis does:
  *
- * The URL is `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. Errors never
- * quote it (it may carry a password).
+ * - no offline queue: a command is written only on a ready connection. Before the first
+ *   connection is ready a command waits for it (within its own timeout) instead of being queued
+ *   by the library; a queued command would run after the caller had already decided without it.
+ * - nothing is resent after a reconnect (a lease charged twice is worse than one not charged).
+ * - a command that times out on a ready connection drops that connection (a stalled or half-open
+ *   peer); ioredis reconnects in the background, never on a caller's time.
+ * - TLS (`rediss://`) is verified before anything is written, so AUTH never reaches a server that
+ *   cannot prove it is the right one; `tls.ca` pins the CA.
+ *
+ * The URL is `redis://[user:password@]host[:port][/db]` or `rediss://…`. Errors never quote it.
  */
 export class RedisClient {
-  private socket?: Socket;
-  private pending: Pending[] = [];
-  private buffer: Buffer = Buffer.alloc(0);
+  private readonly redis: Redis;
+  private readonly timeoutMs: number;
+  private lastError?: string;
   private closed = false;
-  private readonly target: URL;
+  private connectionWait?: Promise<void>;
 
-  constructor(
-    url: string,
-    private readonly timeoutMs: number,
-  ) {
-    this.target = new URL(url);
+  constructor(url: string, opts: RedisClientOptions) {
+    this.timeoutMs = opts.timeoutMs;
+    const target = new URL(url);
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const db = Number(target.pathname.replace(/^\//, '') || 0);
+    this.redis = new Redis({
+      host,
+      port: Number(target.port || 6379),
+      username: target.username ? decodeURIComponent(target.username) : undefined,
+      password: target.password ? decodeURIComponent(target.password) : undefined,
+      db,
+      tls:
+        target.protocol === 'rediss:'
+          ? {
+              rejectUnauthorized: true,
+              ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
+              ...(opts.tls?.servername ? { servername: opts.tls.servername } : {}),
+            }
+          : undefined,
+      protocol: 2,
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: this.timeoutMs,
+      connectTimeout: Math.max(1_000, this.timeoutMs),
+      // Reconnects in the background, soon after a restart and at most once a second while down.
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+      disableClientInfo: true,
+    });
+    // Connection errors reach callers through their commands (as `unreachable: <why>`); ioredis
+    // would print an unhandled one to stderr itself.
+    this.redis.on('error', (err: Error) => {
+      this.lastError = describe(err);
+    });
   }
 
-  command(args: readonly (string | number)[]): Promise<RespValue> {
-    if (this.closed) return Promise.reject(new Error('redis client closed'));
-    const socket = this.socket ?? this.open();
-    return this.send(socket, args);
+  async command(args: readonly (string | number)[]): Promise<unknown> {
+    if (this.closed) throw new RedisUnavailableError('redis client closed');
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.timedOut()), this.timeoutMs);
+      timer.unref?.();
+    });
+    try {
+      await Promise.race([this.connected(), deadline]);
+      const [name, ...rest] = args;
+      return await Promise.race([this.redis.call(String(name), ...rest.map(String)), deadline]);
+    } catch (err) {
+      if (err instanceof HookgateError) throw err;
+      if (err instanceof Error && err.name === 'ReplyError') throw new RedisReplyError(err.message);
+      if (err instanceof Error && err.message === 'Command timed out') throw this.timedOut();
+      // ioredis's own refusals: no writable connection ("Stream isn't writeable…"), closed.
+      throw this.unreachable();
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.fail(new Error('redis client closed'));
+    this.redis.disconnect();
   }
 
-  private send(socket: Socket, args: readonly (string | number)[]): Promise<RespValue> {
-    return new Promise<RespValue>((resolve, reject) => {
-      const timer = setTimeout(
-        () => this.fail(new Error(`redis did not answer within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
-      timer.unref?.();
-      this.pending.push({ resolve, reject, timer });
-      socket.write(encode(args));
+  /** Settles when a connection is ready, or rejects when the attempt in progress fails. */
+  private connected(): Promise<void> {
+    const status = this.redis.status;
+    if (status === 'ready') return Promise.resolve();
+    if (status === 'end') return Promise.reject(new RedisUnavailableError('redis client closed'));
+    // Down, and waiting to try again: fail now rather than wait for the retry.
+    if (status === 'reconnecting' || status === 'close') return Promise.reject(this.unreachable());
+    this.connectionWait ??= new Promise<void>((resolve, reject) => {
+      const done = () => {
+        this.redis.off('ready', onReady);
+        this.redis.off('close', onClose);
+        this.connectionWait = undefined;
+      };
+      const onReady = () => {
+        done();
+        resolve();
+      };
+      const onClose = () => {
+        done();
+        reject(this.unreachable());
+      };
+      this.redis.on('ready', onReady);
+      this.redis.on('close', onClose);
     });
+    return this.connectionWait;
   }
 
-  private open(): Socket {
-    const { hostname, port, protocol, username, password, pathname } = this.target;
-    const host = hostname.replace(/^\[|\]$/g, '');
-    const options = { host, port: Number(port || 6379) };
-    const socket =
-      protocol === 'rediss:' ? tlsConnect({ ...options, servername: host }) : netConnect(options);
-    socket.setNoDelay(true);
-    this.socket = socket;
-    this.buffer = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => this.onData(socket, chunk));
-    socket.on('error', (err) => this.dropped(socket, err));
-    socket.on('close', () => this.dropped(socket, new Error('redis connection closed')));
-    // The handshake goes first on the wire; a failure drops the connection and every command on it.
-    const handshake: (string | number)[][] = [];
-    if (password) {
-      const user = decodeURIComponent(username);
-      handshake.push(
-        user ? ['AUTH', user, decodeURIComponent(password)] : ['AUTH', decodeURIComponent(password)],
-      );
-    }
-    const db = pathname.replace(/^\//, '');
-    if (db && db !== '0') handshake.push(['SELECT', db]);
-    for (const cmd of handshake) {
-      this.send(socket, cmd).catch((err: Error) =>
-        this.fail(new Error(`redis ${String(cmd[0]).toLowerCase()} failed: ${err.message}`)),
-      );
-    }
-    return socket;
+  private unreachable(): RedisUnavailableError {
+    return new RedisUnavailableError(`redis unreachable: ${this.lastError ?? 'not connected'}`);
   }
 
-  private dropped(socket: Socket, err: Error): void {
-    if (this.socket === socket) this.fail(new Error(`redis unreachable: ${describe(err)}`));
-  }
-
-  /** Rejects everything pending and forgets the connection. */
-  private fail(err: Error): void {
-    const socket = this.socket;
-    this.socket = undefined;
-    socket?.destroy();
-    const pending = this.pending;
-    this.pending = [];
-    for (const p of pending) {
-      clearTimeout(p.timer);
-      p.reject(err);
+  /** The deadline passed: a ready connection that stalls is dropped, so the next one is fresh. */
+  private timedOut(): RedisUnavailableError {
+    if (this.redis.status === 'ready') {
+      this.redis.disconnect(true);
+      return new RedisUnavailableError(`redis did not answer within ${this.timeoutMs} ms`);
     }
-  }
-
-  private onData(socket: Socket, chunk: Buffer): void {
-    if (this.socket !== socket) return;
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-    let offset = 0;
-    for (;;) {
-      let parsed: Parsed | undefined;
-      try {
-        parsed = parse(this.buffer, offset);
-      } catch (err) {
-        this.fail(err as Error);
-        return;
-      }
-      if (!parsed) break;
-      offset = parsed.next;
-      const p = this.pending.shift();
-      if (!p) continue;
-      clearTimeout(p.timer);
-      if (parsed.value instanceof RedisReplyError) p.reject(parsed.value);
-      else p.resolve(parsed.value);
-    }
-    this.buffer = offset === this.buffer.length ? Buffer.alloc(0) : this.buffer.subarray(offset);
+    const why = this.lastError ? `; last error: ${this.lastError}` : '';
+    return new RedisUnavailableError(
+      `redis did not answer within ${this.timeoutMs} ms (not connected${why})`,
+    );
   }
 }
 
 function describe(err: Error): string {
   const code = (err as NodeJS.ErrnoException).code;
+  // A TLS refusal reads best with its reason (e.g. "self-signed certificate in certificate chain").
+  if (code && code !== err.message && !/^E[A-Z]+$/.test(code)) return `${code}: ${err.message}`;
   return code ?? err.message;
-}
-
-function encode(args: readonly (string | number)[]): Buffer {
-  let out = `*${args.length}\r\n`;
-  for (const a of args) {
-    const s = String(a);
-    out += `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
-  }
-  return Buffer.from(out);
-}
-
-interface Parsed {
-  value: RespValue | RedisReplyError;
-  next: number;
-}
-
-/** One reply from `buf` at `offset`, or undefined when it has not fully arrived. */
-function parse(buf: Buffer, offset: number): Parsed | undefined {
-  if (offset >= buf.length) return undefined;
-  const end = buf.indexOf(CRLF, offset);
-  if (end < 0) return undefined;
-  const type = String.fromCharCode(buf[offset]);
-  const line = buf.toString('utf8', offset + 1, end);
-  const next = end + 2;
-  switch (type) {
-    case '+':
-      return { value: line, next };
-    case '-':
-      return { value: new RedisReplyError(line), next };
-    case ':':
-      return { value: Number(line), next };
-    case '$': {
-      const len = Number(line);
-      if (len < 0) return { value: null, next };
-      if (buf.length < next + len + 2) return undefined;
-      return { value: buf.toString('utf8', next, next + len), next: next + len + 2 };
-    }
-    case '*': {
-      const n = Number(line);
-      if (n < 0) return { value: null, next };
-      const items: RespValue[] = [];
-      let at = next;
-      for (let i = 0; i < n; i++) {
-        const item = parse(buf, at);
-        if (!item) return undefined;
-        // An error inside an array (e.g. from EXEC) is kept as its message.
-        items.push(item.value instanceof RedisReplyError ? item.value.message : item.value);
-        at = item.next;
-      }
-      return { value: items, next: at };
-    }
-    default:
-      throw new Error(`redis protocol error: unexpected reply type ${JSON.stringify(type)}`);
-  }
 }

@@ -80,25 +80,4 @@ describe('limits in the config', () => {
       'tenants.acme.limits.burst: needs calls_per_second',
     ]);
   });
-
-  it('resolves server.redis_url as a secret reference and never quotes it in an error', () => {
-    const url = 'redis://:hunter2-password@cache.internal:6380/2';
-    const ok = compileConfig(doc({ server: { redis_url: 'env:REDIS_URL' } }), (r) =>
-      r === 'env:REDIS_URL' ? url : r,
-    );
-    expect(ok.server.redisUrl).toBe(url);
-    expect(issues(doc({ server: { redis_url: 'env:REDIS_URL' } }))).toEqual([
-      'server.redis_url: environment variable REDIS_URL is not set',
-    ]);
-    for (const [bad, why] of [
-      ['http://:hunter2-password@cache.internal', 'must start with redis:// or rediss://'],
-      ['hunter2-password', 'not a URL'],
-      ['redis://:hunter2-password@cache.internal/abc', 'the path must be a database number'],
-    ]) {
-      const out = issues(doc({ server: { redis_url: 'env:REDIS_URL' } }), { REDIS_URL: bad });
-      expect(out).toHaveLength(1);
-      expect(out[0]).toContain(`server.redis_url: ${why}`);
-      expect(out.join()).not.toContain('hunter2');
-    }
-  });
 });

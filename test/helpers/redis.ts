@@ -16,8 +16,18 @@ export const redisNote = SKIP_REDIS ? ` (skipped: ${NO_REDIS_REASON})` : '';
 
 export interface TestRedis {
   port: number;
+  /** redis://127.0.0.1:port, or rediss:// when started with tls. */
   url: string;
+  /** The redis-server process (to stall it with SIGSTOP and resume it with SIGCONT). */
+  pid: number;
   stop(): Promise<void>;
+}
+
+export interface StartRedisOptions {
+  /** Listen on this port (e.g. to restart a Redis where its clients expect it); default: a free one. */
+  port?: number;
+  /** Serve TLS only, on the port, with these PEM files (clients are not asked for certificates). */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 export async function freePort(): Promise<number> {
@@ -28,12 +38,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
+export async function startRedis(extraArgs: string[] = [], opts: StartRedisOptions = {}): Promise<TestRedis> {
   if (!REDIS_SERVER) throw new Error(NO_REDIS_REASON);
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
+  const listen = opts.tls
+    ? [
+        ...['--port', '0', '--tls-port', String(port), '--tls-auth-clients', 'no'],
+        ...['--tls-cert-file', opts.tls.certFile, '--tls-key-file', opts.tls.keyFile],
+        ...['--tls-ca-cert-file', opts.tls.caFile],
+      ]
+    : ['--port', String(port)];
   const child: ChildProcess = spawn(
     REDIS_SERVER,
-    ['--save', '', '--appendonly', 'no', '--port', String(port), '--bind', '127.0.0.1', ...extraArgs],
+    ['--save', '', '--appendonly', 'no', ...listen, '--bind', '127.0.0.1', ...extraArgs],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -50,7 +67,8 @@ export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
   }
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

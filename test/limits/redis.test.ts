@@ -37,7 +37,7 @@ function hooks(tenantLimits?: object, aLimits?: object, bLimits?: object) {
 function limiterFor(url: string, timeoutMs = 500) {
   const metrics = new Metrics();
   const logs = new LogCapture();
-  const client = new RedisClient(url, timeoutMs);
+  const client = new RedisClient(url, { timeoutMs });
   const limiter = new RedisLimiter(client, {
     fallback: new LocalLimiter(),
     metrics,
