@@ -228,12 +228,16 @@ async function forward(config, hook, event, ctx, abort) {
       },
       body,
       signal,
+      // Only the gateway's own answer may decide: a redirect (to wherever) is a failure.
+      redirect: 'error',
     });
     text = await res.text();
   } catch (err) {
     if (timeout.aborted) throw new GatewayFailure(`no answer within ${config.timeoutMs} ms`);
     if (abort?.aborted) throw new GatewayFailure('cancelled by OpenClaw');
     const cause = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(err);
+    if (/redirect/i.test(String(cause)))
+      throw new GatewayFailure('gateway answered with a redirect (not followed)');
     throw new GatewayFailure(`gateway unreachable (${cause})`);
   }
   let answer;

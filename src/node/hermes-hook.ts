@@ -119,6 +119,8 @@ export async function runHermesHook(
           headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.token}` },
           body: text,
           signal: controller.signal,
+          // Only the gateway's own answer may decide: a redirect (to wherever) is a failure.
+          redirect: 'error',
         });
         if (res.status !== 200) return failure(opts, await errorText(res), event);
         const answer: unknown = JSON.parse(await res.text());

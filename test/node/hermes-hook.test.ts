@@ -6,6 +6,7 @@ import { runCli } from '../helpers/cli.js';
 import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { postTool, preTool } from '../helpers/hermes-payloads.js';
 import { recorder } from '../helpers/recording-hook.js';
+import { startRedirectServer } from '../helpers/redirect-server.js';
 
 /**
  * `hookgate hermes-hook` as Hermes runs it: a real child process with Hermes's JSON on stdin,
@@ -176,6 +177,23 @@ describe('hookgate hermes-hook', () => {
     it('fail-closed on another event: exit 2 but no block on stdout (only pre_tool_call reads one)', async () => {
       const r = await hermesHook(['--url', unreachable, '--fail-closed'], JSON.stringify(postTool()));
       expect(r).toMatchObject({ code: 2, out: '' });
+    });
+
+    it('a redirect is a failure, never followed to an answer: fail-closed blocks naming it', async () => {
+      const redirect = await startRedirectServer();
+      try {
+        const url = `${redirect.url}/v1/tenants/acme/hooks/guard`;
+        const closed = await hermesHook(['--url', url, '--fail-closed'], payload);
+        expect(closed.code).toBe(2);
+        expect(JSON.parse(closed.out)).toMatchObject({ action: 'block' });
+        expect(closed.err).toContain('redirect');
+        const open = await hermesHook(['--url', url], payload);
+        expect(open).toMatchObject({ code: 0, out: '' });
+        expect(open.err).toContain('failing open');
+        expect(redirect.allowed).toBe(0);
+      } finally {
+        await redirect.close();
+      }
     });
 
     it('a body the gateway refuses (400) is a failure', async () => {

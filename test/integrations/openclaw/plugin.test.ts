@@ -11,6 +11,7 @@ import entry, {
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { loadOcFixtures } from '../../helpers/openclaw-fixtures.js';
 import { recorder } from '../../helpers/recording-hook.js';
+import { startRedirectServer } from '../../helpers/redirect-server.js';
 
 /**
  * The OpenClaw plugin's entry, registered as OpenClaw registers it (an api with `pluginConfig` and
@@ -224,6 +225,27 @@ describe('failure: before_tool_call blocks with a reason naming it, never throws
   it('the gateway unreachable → blocked, naming the connection error', async () => {
     const { out } = await call({ url: url('guard', closedUrl), tokenEnv: TOKEN_ENV });
     expect(out.blockReason).toMatch(/gateway unreachable \(ECONNREFUSED\)/);
+  });
+
+  it('a redirect → blocked naming it, never followed to an answer (a tool of its own fails)', async () => {
+    const redirect = await startRedirectServer();
+    try {
+      const config = { url: url('guard', redirect.url), tokenEnv: TOKEN_ENV };
+      const { handlers } = load(config);
+      const { event, ctx } = beforeToolCall();
+      expect(await handlers.get('before_tool_call')!(event, ctx)).toEqual({
+        block: true,
+        blockReason: 'hookgate: tool call blocked: gateway answered with a redirect (not followed)',
+      });
+      const { factories } = load(config, [
+        { name: 'get_weather', description: '', parameters: { type: 'object' } },
+      ]);
+      const result = await factories.get('get_weather')!({}).execute('call_1', {});
+      expect(result.details.ok).toBe(false);
+      expect(redirect.allowed).toBe(0);
+    } finally {
+      await redirect.close();
+    }
   });
 
   it('a gateway that never answers → blocked at the plugin’s timeout', async () => {
