@@ -34,7 +34,7 @@ function hooks(tenantLimits?: object, aLimits?: object, bLimits?: object) {
   return { a: t.hooks.get('a')!, b: t.hooks.get('b')! };
 }
 
-function limiterFor(url: string, timeoutMs = 500) {
+function limiterFor(url: string, timeoutMs = 500, retryAfterFailureMs?: number) {
   const metrics = new Metrics();
   const logs = new LogCapture();
   const client = new RedisClient(url, { timeoutMs });
@@ -42,6 +42,7 @@ function limiterFor(url: string, timeoutMs = 500) {
     fallback: new LocalLimiter(),
     metrics,
     log: createNodeLogger('debug', logs),
+    retryAfterFailureMs,
   });
   return { limiter, metrics, logs, client };
 }
@@ -137,6 +138,39 @@ describe.skipIf(SKIP_REDIS)(`RedisLimiter against redis-server${redisNote}`, () 
     expect(await limiter.admitEvent(a)).toBeNull();
     expect((await limiter.admitEvent(a))?.limit).toBe('hook_rate');
     await limiter.close();
+  });
+});
+
+describe.skipIf(SKIP_REDIS)(`RedisLimiter when its Redis dies and comes back${redisNote}`, () => {
+  it('decides in-process while Redis is dead, and through Redis again once it is back', async () => {
+    const first = await startRedis();
+    const { a } = hooks(undefined, { calls_per_second: SLOW, burst: 100 });
+    const { limiter, metrics } = limiterFor(first.url, 500, 0);
+    const fallbacks = () => Number(/hookgate_limiter_fallbacks_total (\d+)/.exec(metrics.render())?.[1] ?? 0);
+    let second: TestRedis | undefined;
+    try {
+      expect(await limiter.acquire(a, 1000)).not.toBeInstanceOf(Refusal);
+      expect(fallbacks()).toBe(0);
+      await first.stop();
+      expect(await limiter.acquire(a, 1000)).not.toBeInstanceOf(Refusal);
+      expect(fallbacks()).toBe(1);
+      second = await startRedis([], { port: first.port });
+      const direct = new RedisClient(second.url, { timeoutMs: 1000 });
+      // The new Redis starts empty: the hook's rate key appears there once a decision is made by it.
+      await expect
+        .poll(
+          async () => {
+            await limiter.acquire(a, 1000);
+            return direct.command(['EXISTS', `hookgate:{${a.tenant}}:rate:a`]);
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(1);
+      await direct.close();
+    } finally {
+      await limiter.close();
+      await second?.stop();
+    }
   });
 });
 

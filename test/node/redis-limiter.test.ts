@@ -54,5 +54,9 @@ describe('a gateway whose Redis does not answer', () => {
     expect(warned).toHaveLength(1);
     expect(warned[0].err).toMatch(/did not answer within/);
     expect(gw.logs.text).not.toContain('not-logged');
+    // A password over plain TCP is allowed on loopback only, and said to be a risk there.
+    expect(gw.logs.lines.some((l) => l.msg?.startsWith('redis password sent over plain redis://'))).toBe(
+      true,
+    );
   });
 });
