@@ -196,6 +196,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const principal = c.get('principal');
     const hook = c.get('hook');
     const connectionId = c.get('requestId');
+    const snapshot = c.get('snapshot');
     const token = extractToken(c.req.raw.headers);
     let session: WsSession | undefined;
     let cleanup: (() => void) | undefined;
@@ -207,6 +208,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
           connectionId,
           highWaterBytes: deps.wsHighWaterBytes,
           token,
+          live,
+          snapshot,
         });
         deps.sessions?.add(session);
         metrics.inc('hookgate_ws_connections', {}, 1);

@@ -4,13 +4,19 @@ import { mayCallHook, type Principal } from '../auth/principal.js';
 import type { TenantVerifier } from '../auth/verifier.js';
 import type { HookRuntime } from '../config/runtime.js';
 import { httpError, unauthorized } from './errors.js';
-import type { LiveConfig } from './live-config.js';
+import type { ConfigSnapshot, LiveConfig } from './live-config.js';
 import type { Metrics } from './metrics.js';
 
 export const WS_PROTOCOL = 'hookgate.v1';
 const BEARER_PROTOCOL_PREFIX = 'bearer.';
 
-export type AuthVariables = { principal: Principal; hook: HookRuntime; requestId: string };
+export type AuthVariables = {
+  principal: Principal;
+  hook: HookRuntime;
+  requestId: string;
+  /** The config the token was verified under (a WebSocket re-checks itself when it is replaced). */
+  snapshot: ConfigSnapshot;
+};
 
 /**
  * The token comes from `Authorization: Bearer`, or for WebSocket clients that cannot set headers,
@@ -53,7 +59,8 @@ export function requireHookAccess(
   return async function hookAccess(c, next) {
     // One snapshot for the whole check: the keys that verify the token and the hook it reaches
     // come from the same config, even when a reload lands while the token is being verified.
-    const { verifiers, config } = live.current;
+    const snapshot = live.current;
+    const { verifiers, config } = snapshot;
     const tenant = c.req.param('tenant') ?? '';
     const hookName = c.req.param('hook') ?? '';
     const token = extractToken(c.req.raw.headers);
@@ -96,6 +103,7 @@ export function requireHookAccess(
     if (!hook) throw httpError(404, 'not_found', `tenant has no hook "${hookName}"`);
     c.set('principal', principal);
     c.set('hook', hook);
+    c.set('snapshot', snapshot);
     await next();
   };
 }

@@ -87,3 +87,8 @@ export class LiveConfig {
     await backend.close();
   }
 }
+
+/** How long calls already on a hook may take: its longest deadline, plus a margin. */
+export function drainBoundMs(hook: HookRuntime): number {
+  return Math.max(hook.timeoutMs, hook.modes.has('approve') ? hook.approvalTimeoutMs : 0) + 1_000;
+}

@@ -1,12 +1,10 @@
-import { AuthError } from '../auth/errors.js';
 import { TenantVerifier } from '../auth/verifier.js';
 import type { HookBackend } from '../backends/types.js';
 import { type ConfigIssue, ConfigError } from '../config/errors.js';
 import type { GatewayConfig, HookRuntime, TenantRuntime } from '../config/runtime.js';
-import { CloseCode } from '../lib/close-codes.js';
 import { deepEqual } from '../lib/deep-equal.js';
 import { type BackendFactories, buildHookBackends } from './backends.js';
-import type { ConfigSnapshot, LiveConfig } from './live-config.js';
+import { type ConfigSnapshot, drainBoundMs, type LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { WsSession } from './ws-session.js';
@@ -26,7 +24,7 @@ export interface ReloaderDeps {
   factories: BackendFactories;
   log: Logger;
   metrics: Metrics;
-  /** Open WebSockets: those of removed hooks are closed, those of changed tenants re-checked. */
+  /** Open WebSockets, each re-checked against the new config (see WsSession.revalidate). */
   sessions: ReadonlySet<WsSession>;
 }
 
@@ -208,24 +206,11 @@ export class Reloader {
     );
     live.swap(p.snapshot, p.retired);
 
-    const rechecks: Promise<void>[] = [];
-    for (const session of sessions) {
-      const was = session.target;
-      const tenant = p.snapshot.config.tenants.get(was.tenant);
-      const now = tenant?.hooks.get(was.name);
-      if (!now) {
-        void session.retire(
-          CloseCode.HookRemoved,
-          tenant ? 'hook removed from the gateway config' : 'tenant removed from the gateway config',
-          drainBoundMs(was),
-        );
-      } else if (p.authChanged.has(was.tenant)) {
-        rechecks.push(this.recheck(session, now, p.snapshot.verifiers.get(was.tenant)));
-      } else if (now !== was) {
-        session.rebind(now);
-      }
-    }
-    await Promise.all(rechecks);
+    // Every socket open now is brought under the new config: closed with 4004 when its hook is gone,
+    // with 1008 when its token no longer verifies, else moved to the new hook object. A socket whose
+    // upgrade was verified before the swap but opens after it checks itself (and holds its calls
+    // until it has), so a removed key admits nothing however the upgrade and the reload interleave.
+    await Promise.all([...sessions].map((session) => session.revalidate()));
 
     for (const [hook] of p.retired) {
       live
@@ -238,37 +223,6 @@ export class Reloader {
         );
     }
   }
-
-  /**
-   * A socket of a tenant whose keys changed keeps going only if its token still verifies under the
-   * new keys; otherwise it is closed with 1008 (get a new token). A verifier that cannot decide
-   * (a JWKS endpoint down) leaves the socket open: a reload must not cut every connection of a
-   * tenant because of a network error.
-   */
-  private async recheck(session: WsSession, hook: HookRuntime, verifier?: TenantVerifier): Promise<void> {
-    const token = session.token;
-    try {
-      if (!token || !verifier) throw new AuthError('TOKEN_INVALID', 'no token to check');
-      const principal = await verifier.verify(token);
-      if (principal.tenant !== hook.tenant) throw new AuthError('TENANT_MISMATCH', 'other tenant');
-      session.rebind(hook, principal);
-    } catch (err) {
-      if (err instanceof AuthError) {
-        session.close(CloseCode.TokenRevoked, 'token no longer accepted');
-        return;
-      }
-      this.deps.log.warn(
-        { tenant: hook.tenant, hook: hook.name, err: String(err) },
-        'could not re-check an open WebSocket after a key change; left open',
-      );
-      session.rebind(hook);
-    }
-  }
-}
-
-/** How long calls already on a hook may take: its longest deadline, plus a margin. */
-function drainBoundMs(hook: HookRuntime): number {
-  return Math.max(hook.timeoutMs, hook.modes.has('approve') ? hook.approvalTimeoutMs : 0) + 1_000;
 }
 
 function authOf(t: TenantRuntime) {

@@ -3,7 +3,9 @@ import type { HookRuntime } from '../config/runtime.js';
 import { CloseCode } from '../lib/close-codes.js';
 import { ErrorCode, failure, isRequest, type JsonRpcId, parseMessage } from '../protocol/jsonrpc.js';
 import type { Gateway } from './gateway.js';
+import { type ConfigSnapshot, drainBoundMs, type LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
+import { readmit } from './ws-readmit.js';
 
 /** The slice of a WebSocket the session needs; Node's `ws` and the Workers runtime both provide it. */
 export interface SessionSocket {
@@ -29,6 +31,11 @@ export class WsSession {
   private readonly drained: Array<() => void> = [];
   /** Set when a reload removed this socket's hook: new calls are refused while the last ones finish. */
   private retiring?: string;
+  /** The config snapshot this socket's token and hook were last checked under. */
+  private snapshot?: ConfigSnapshot;
+  /** A re-check against the current config under way; frames that arrive meanwhile wait in `held`. */
+  private checking?: Promise<void>;
+  private readonly held: string[] = [];
 
   constructor(
     private readonly socket: SessionSocket,
@@ -42,9 +49,19 @@ export class WsSession {
       highWaterBytes?: number;
       /** The token the socket was opened with, re-checked when a reload changes the tenant's keys. */
       token?: string;
+      /**
+       * Where the current config is, and the snapshot the upgrade was verified under. A socket
+       * whose snapshot is not the current one is re-checked before it carries another call.
+       */
+      live?: LiveConfig;
+      snapshot?: ConfigSnapshot;
     },
   ) {
+    this.snapshot = opts.live ? opts.snapshot : undefined;
     this.armExpiry();
+    // The upgrade was verified before a reload that landed while it completed: check it now, so a
+    // socket admitted by a removed key closes at once rather than at its first call.
+    if (this.stale()) void this.revalidate();
   }
 
   get pending(): number {
@@ -70,6 +87,74 @@ export class WsSession {
   }
 
   /**
+   * Brings this socket under the current config (see readmit): it goes on calling the current
+   * hook object, or closes with 1008 (token no longer accepted), 4001, or 4004 once its calls are
+   * answered (hook or tenant removed). Frames that arrive meanwhile are held and then handled in
+   * order, so no call runs under a config the socket was not checked against. Resolves once
+   * decided; a reload awaits it for the sockets open when it swapped, later ones check themselves.
+   */
+  revalidate(): Promise<void> {
+    this.checking ??= this.recheckUntilCurrent().finally(() => {
+      this.checking = undefined;
+      for (const text of this.held.splice(0)) this.onText(text);
+    });
+    return this.checking;
+  }
+
+  /** Admitted under a config that is no longer the current one, and not already on its way out. */
+  private stale(): boolean {
+    const live = this.opts.live;
+    return !!live && !!this.snapshot && this.snapshot !== live.current && !this.closed && !this.retiring;
+  }
+
+  private async recheckUntilCurrent(): Promise<void> {
+    // Another reload may land while a token is being verified: check again until nothing changed.
+    while (this.stale()) {
+      const now = (this.opts.live as LiveConfig).current;
+      const verdict = await readmit(
+        { hook: this.hook, token: this.opts.token, snapshot: this.snapshot as ConfigSnapshot },
+        now,
+      );
+      if (this.closed) return;
+      if (verdict.kind === 'gone') {
+        void this.retire(CloseCode.HookRemoved, verdict.reason, drainBoundMs(this.hook));
+        return;
+      }
+      if (verdict.kind === 'refused') {
+        this.close(verdict.code, verdict.reason);
+        return;
+      }
+      if (verdict.unchecked) {
+        this.opts.log.warn(
+          { tenant: this.hook.tenant, hook: this.hook.name, err: verdict.unchecked },
+          'could not re-check an open WebSocket after a key change; left open',
+        );
+      }
+      this.rebind(verdict.hook, verdict.principal);
+      this.snapshot = now;
+    }
+  }
+
+  /** A frame that arrived during a re-check; beyond the in-flight bound, calls are refused. */
+  private hold(text: string): void {
+    if (this.held.length < this.opts.maxInFlight) {
+      this.held.push(text);
+      void this.revalidate();
+      return;
+    }
+    const parsed = parseMessage(text);
+    if (parsed.ok && isRequest(parsed.message)) {
+      this.sendJson(
+        failure(
+          parsed.message.id,
+          ErrorCode.Overloaded,
+          `too many calls in flight (limit ${this.opts.maxInFlight})`,
+        ),
+      );
+    }
+  }
+
+  /**
    * Closes with `code` once the calls in flight are answered (at most `graceMs`); new calls are
    * refused meanwhile. For a hook a reload removed: what was asked before still gets its answer.
    */
@@ -89,6 +174,10 @@ export class WsSession {
 
   onText(text: string): void {
     if (this.closed) return;
+    if (this.checking || this.stale()) {
+      this.hold(text);
+      return;
+    }
     const parsed = parseMessage(text);
     if (!parsed.ok) {
       this.sendJson(parsed.response);
@@ -161,6 +250,7 @@ export class WsSession {
   close(code: number, reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.held.length = 0;
     clearTimeout(this.expiryTimer);
     try {
       this.socket.close(code, reason);
