@@ -138,10 +138,22 @@ export class StdioBackend implements HookBackend {
       ? { ...process.env, ...this.opts.env }
       : { ...baseEnv(), ...this.opts.env };
     const plain: SpawnSpec = { command: cmd, args, cwd: this.opts.cwd, env };
-    const run = this.opts.wrap ? this.opts.wrap(plain) : plain;
+    let run: SpawnSpec;
+    try {
+      run = this.opts.wrap ? this.opts.wrap(plain) : plain;
+    } catch (err) {
+      // The sandbox could not be prepared (its cgroup, say): no hook without it, and retry later.
+      this.log('error', { err: (err as Error).message }, 'hook did not start');
+      this.scheduleRestart();
+      throw new BackendError('BACKEND_UNAVAILABLE', `hook did not start: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
     const child = await spawnChild(run.command, [...run.args], { cwd: run.cwd, env: run.env }).catch(
       (err: Error) => err,
     );
+    if (child instanceof Error) run.release?.();
+    else if (run.release) child.once('exit', run.release);
     if (child instanceof Error) {
       // No process means no 'exit' either: the retry has to be scheduled here.
       this.log(

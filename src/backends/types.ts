@@ -72,4 +72,9 @@ export interface SpawnSpec {
   args: readonly string[];
   cwd?: string;
   env: Record<string, string | undefined>;
+  /**
+   * Called once when what was spawned has exited or did not start: the wrapper frees what it made
+   * for this spawn (the hook's cgroup, src/node/sandbox-limits.ts).
+   */
+  release?: () => void;
 }

@@ -38,6 +38,24 @@ const jwksKey = z
 
 export const keySchema = z.union([hmacKey, publicKey, jwksKey]);
 
+/** A fork bomb stops at `pids`; a memory bomb (or a full private /tmp) is killed at `memory_mb`. */
+export const SANDBOX_LIMIT_DEFAULTS = { pids: 64, memory_mb: 512 };
+
+const sandboxLimits = z
+  .object({
+    /** Processes and threads of the hook together (a Node hook alone has about 11 threads). */
+    pids: z.number().int().min(8).max(65_536).default(SANDBOX_LIMIT_DEFAULTS.pids),
+    /** Memory of the hook's processes and of its private /tmp, together, in MiB. */
+    memory_mb: z
+      .number()
+      .int()
+      .min(32)
+      .max(1024 * 1024)
+      .default(SANDBOX_LIMIT_DEFAULTS.memory_mb),
+  })
+  .strict()
+  .default(SANDBOX_LIMIT_DEFAULTS);
+
 const stdioBackend = z
   .object({
     type: z.literal('stdio'),
@@ -77,9 +95,11 @@ const stdioBackend = z
         write_paths: z.array(z.string().min(1)).default([]),
         /** Shared host network (hooks often call APIs); false gives the hook a network of its own. */
         network: z.boolean().default(true),
+        /** What this hook's processes may hold, together (src/node/sandbox-limits.ts). */
+        limits: sandboxLimits,
       })
       .strict()
-      .default({ read_paths: [], write_paths: [], network: true }),
+      .default({ read_paths: [], write_paths: [], network: true, limits: SANDBOX_LIMIT_DEFAULTS }),
   })
   .strict();
 

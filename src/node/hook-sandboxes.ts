@@ -2,6 +2,7 @@ import type { SpawnSpec } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import type { Logger } from '../server/logger.js';
 import { resolvePath } from './config-loader.js';
+import { hookLimiter } from './sandbox-limits.js';
 import { deniedToSandboxUser, detectSandbox, hookOwnPaths, planSandbox, wrapInSandbox } from './sandbox.js';
 
 type StdioBackendDoc = Extract<HookRuntime['backend'], { type: 'stdio' }>;
@@ -56,6 +57,11 @@ export function hookSandboxes(
   log.info(
     { sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind },
     'stdio hooks sandboxed',
+  );
+  const limit = hookLimiter(
+    stdio.map((h) => (h.backend as StdioBackendDoc).sandbox),
+    setting,
+    log,
   );
 
   const paths = (h: HookRuntime) => {
@@ -114,7 +120,7 @@ export function hookSandboxes(
           );
         warnedDenied = key;
       }
-      return wrapInSandbox(spec, policy);
+      return limit(wrapInSandbox(spec, policy), b.sandbox.limits, `${hook.tenant}.${hook.name}`);
     };
   };
 }

@@ -100,6 +100,22 @@ describe('config validation', () => {
     expect(issues({ server: { sandbox: 'maybe' }, ...tenant({}) })[0]).toMatch(/^server\.sandbox: /);
   });
 
+  it('gives every stdio hook process and memory limits by default, and names a bad one by its path', () => {
+    const c = compileConfig(tenant({ w: { backend: { type: 'stdio', command: ['hook'] } } }), (r) => r);
+    expect(c.tenants.get('acme')!.hooks.get('w')!.backend).toMatchObject({
+      sandbox: { limits: { pids: 64, memory_mb: 512 } },
+    });
+    const limited = (limits: unknown) =>
+      issues(tenant({ w: { backend: { type: 'stdio', command: ['hook'], sandbox: { limits } } } }));
+    expect(limited({ pids: 16 })).toEqual([]);
+    expect(limited({ pids: 0 })[0]).toMatch(/^tenants\.acme\.hooks\.w\.backend\.sandbox\.limits\.pids: /);
+    expect(limited({ memory_mb: 'lots' })[0]).toMatch(
+      /^tenants\.acme\.hooks\.w\.backend\.sandbox\.limits\.memory_mb: /,
+    );
+    expect(limited({ memory_mb: 8 })[0]).toMatch(/limits\.memory_mb: .*32/);
+    expect(limited({ cpu: 1 })).toEqual(['tenants.acme.hooks.w.backend.sandbox.limits.cpu: unknown key']);
+  });
+
   it('reports every problem at once', () => {
     const out = issues(
       tenant({ a: { backend: { type: 'stdio' } }, b: { backend: { type: 'http' } } }, [

@@ -1,0 +1,234 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { detectLimits, limitSpawn, liveCgroups, probeLimits } from '../../src/node/sandbox-limits.js';
+import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { sandboxNote, SKIP_SANDBOX } from '../helpers/sandbox.js';
+
+const BOMB = join(REPO, 'test', 'helpers', 'bomb-hook.mjs');
+const support = detectLimits();
+const cgroups = support.kind === 'cgroup1' || support.kind === 'cgroup2';
+const cgroupV2 = support.kind === 'cgroup2';
+// Root on a machine with cgroups (CI is one) makes them; elsewhere these tests say why they skip.
+const SKIP_CGROUP = !cgroups && !process.env.CI;
+const cgroupNote = SKIP_CGROUP ? ` (skipped: no cgroup can be made here: ${support.reason})` : '';
+
+/** The directories this process's hook cgroups live in. */
+function parents(): string[] {
+  if (support.kind === 'cgroup2') return [support.parent];
+  if (support.kind === 'cgroup1') return [...new Set(Object.values(support.parents))];
+  return [];
+}
+const children = () =>
+  parents().flatMap((p) =>
+    readdirSync(p, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(p, e.name)),
+  );
+
+function run(spec: { command: string; args: readonly string[]; env: Record<string, string | undefined> }) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(spec.env)) if (v !== undefined) env[k] = v;
+    const child = spawn(spec.command, [...spec.args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b;
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      out += b;
+    });
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+describe('probeLimits: which mechanism enforces hook limits here', () => {
+  it(`finds a cgroup hierarchy it can write (root on cgroup v1 or a delegated v2)${cgroupNote}`, () => {
+    if (SKIP_CGROUP) return;
+    expect(['cgroup1', 'cgroup2']).toContain(support.kind);
+    for (const p of parents()) expect(existsSync(p)).toBe(true);
+  });
+
+  it('falls back to prlimit, saying why, where no cgroup filesystem is mounted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'limits-probe-'));
+    writeFileSync(join(dir, 'mountinfo'), '22 1 0:20 / /proc rw - proc proc rw\n');
+    writeFileSync(join(dir, 'cgroup'), '0::/\n');
+    const found = probeLimits({ mountinfo: join(dir, 'mountinfo'), cgroup: join(dir, 'cgroup') });
+    expect(found).toMatchObject({ kind: 'rlimit', reason: 'no cgroup filesystem is mounted' });
+  });
+
+  it('reports none, with every reason, where there is neither a cgroup nor prlimit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'limits-probe-'));
+    writeFileSync(join(dir, 'mountinfo'), '');
+    writeFileSync(join(dir, 'cgroup'), '');
+    const found = probeLimits(
+      { mountinfo: join(dir, 'mountinfo'), cgroup: join(dir, 'cgroup') },
+      '/nonexistent',
+    );
+    // prlimit sits in /usr/bin on a Debian machine; the probe also looks there, so only a machine
+    // without util-linux gets "none". Either way the reason names the missing cgroup.
+    expect(found.kind === 'none' ? found.reason : (found as { reason: string }).reason).toMatch(
+      /no cgroup filesystem is mounted/,
+    );
+  });
+
+  it('reads a cgroup v1 hierarchy that does not hold this process as not usable, with the path', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'limits-probe-'));
+    writeFileSync(
+      join(dir, 'mountinfo'),
+      `30 1 0:25 /other ${dir}/pids rw - cgroup cgroup rw,pids\n31 1 0:26 /other ${dir}/mem rw - cgroup cgroup rw,memory\n`,
+    );
+    writeFileSync(join(dir, 'cgroup'), '8:pids:/mine\n4:memory:/mine\n');
+    const found = probeLimits({ mountinfo: join(dir, 'mountinfo'), cgroup: join(dir, 'cgroup') });
+    expect(found.kind).toBe('rlimit');
+    expect((found as { reason: string }).reason).toMatch(/pids cgroup \/mine is outside the mount/);
+  });
+});
+
+describe('limitSpawn with rlimits (prlimit)', () => {
+  it('runs the command under prlimit with the per-uid process ceiling and the data limit', () => {
+    const out = limitSpawn(
+      { command: '/usr/bin/bwrap', args: ['--', 'hook'], env: {} },
+      { pids: 32, memoryBytes: 64 * 2 ** 20 },
+      { kind: 'rlimit', prlimit: '/usr/bin/prlimit', reason: 'test' },
+      'acme.h',
+      200,
+    );
+    expect(out.command).toBe('/usr/bin/prlimit');
+    expect(out.args).toEqual(['--nproc=200', `--data=${64 * 2 ** 20}`, '--', '/usr/bin/bwrap', '--', 'hook']);
+  });
+});
+
+describe.skipIf(SKIP_CGROUP)(`limitSpawn with a cgroup per spawn${cgroupNote}`, () => {
+  it('puts the process in its own cgroup before it runs, with the limits, and removes it after exit', async () => {
+    const spec = limitSpawn(
+      {
+        command: '/bin/cat',
+        args: ['/proc/self/cgroup', '/proc/self/environ'],
+        env: { PATH: '/usr/bin:/bin' },
+      },
+      { pids: 16, memoryBytes: 48 * 2 ** 20 },
+      support,
+      'acme.h',
+    );
+    const made = liveCgroups().filter((d) => d.includes('acme.h.'));
+    expect(made.length).toBeGreaterThan(0);
+    for (const dir of made) {
+      const limit = existsSync(join(dir, 'pids.max'))
+        ? readFileSync(join(dir, 'pids.max'), 'utf8').trim()
+        : readFileSync(join(dir, 'memory.limit_in_bytes'), 'utf8').trim();
+      expect(['16', String(48 * 2 ** 20)]).toContain(limit);
+    }
+    const { code, out } = await run(spec);
+    expect(code).toBe(0);
+    const name = made[0]!.split('/').pop()!;
+    const lines = out.split('\n').filter((l) => (cgroupV2 ? /^0::/ : /^\d+:(pids|memory):/).test(l));
+    expect(lines.length).toBe(cgroupV2 ? 1 : 2);
+    for (const line of lines) expect(line.endsWith(`/${name}`)).toBe(true);
+    // sh sets PWD on its own; a hook whose environment had none gets none.
+    expect(out).toContain('PATH=/usr/bin:/bin');
+    expect(out).not.toMatch(/(^|\0)PWD=/m);
+    spec.release?.();
+    await expect.poll(() => made.filter(existsSync), { timeout: 10_000 }).toEqual([]);
+  });
+
+  it('refuses to run the command at all when the process cannot enter its cgroup', async () => {
+    const spec = limitSpawn(
+      { command: '/bin/echo', args: ['hook ran'], env: {} },
+      { pids: 16, memoryBytes: 48 * 2 ** 20 },
+      support,
+      'acme.gone',
+    );
+    const made = liveCgroups().filter((d) => d.includes('acme.gone.'));
+    spec.release?.();
+    await expect.poll(() => made.filter(existsSync), { timeout: 10_000 }).toEqual([]);
+    const { code, out } = await run(spec);
+    expect(code).not.toBe(0);
+    expect(out).not.toContain('hook ran');
+  });
+});
+
+const skipGateway = SKIP_SANDBOX || SKIP_CGROUP;
+const gatewayNote = sandboxNote || cgroupNote;
+
+describe.skipIf(skipGateway)(`one tenant's bombs stop at its own limits${gatewayNote}`, () => {
+  let gw: TestGateway;
+  const bomb = (limits: object) => ({
+    backend: { type: 'stdio', command: [process.execPath, BOMB], sandbox: { limits } },
+    tools: ['ok', 'fork', 'alloc', 'fill', 'spawn'],
+    timeout_ms: 20_000,
+  });
+  const call = async (tenant: string, tool: string, args: object = {}) =>
+    (await gw.call('h', 'hook.before_tool', { tool, arguments: args }, { tenant })).result;
+  const text = async (tenant: string, tool: string, args: object = {}) =>
+    (await call(tenant, tool, args)).result?.for_llm as string | undefined;
+
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('starts both tenants with the limits their config gives', async () => {
+    gw = await startTestGateway({
+      server: { sandbox: 'required' },
+      tenants: {
+        attacker: tenantDoc({ h: bomb({ pids: 32, memory_mb: 96 }) }),
+        victim: tenantDoc({ h: bomb({}) }),
+      },
+    });
+    expect(await text('victim', 'ok')).toMatch(/^ok /);
+    expect(await text('attacker', 'ok')).toMatch(/^ok /);
+    expect(gw.logs.lines.some((l) => l.msg === 'stdio hook limits: a cgroup per hook')).toBe(true);
+  }, 30_000);
+
+  it('stops a fork bomb at its own pids limit while the other tenant still answers and forks', async () => {
+    const forked = await text('attacker', 'fork', { n: 300 });
+    const k = Number(forked?.split(' ')[1]);
+    expect(k).toBeLessThan(32);
+    // The attacker is at its limit now; the victim's hook still starts processes of its own.
+    expect(await text('attacker', 'spawn')).toMatch(/^spawn failed/);
+    expect(await text('victim', 'spawn')).toBe('spawned');
+    expect(await text('victim', 'ok')).toMatch(/^ok /);
+  }, 30_000);
+
+  it('kills a memory bomb inside its cgroup; the hook restarts and the other tenant goes on', async () => {
+    const before = (await text('attacker', 'ok'))!;
+    // 400 MiB against a 96 MiB limit: the OOM killer ends the hook before it can answer.
+    const answer = await call('attacker', 'alloc', { mb: 400 });
+    expect(answer).toEqual({ action: 'continue' });
+    expect(await text('victim', 'ok')).toMatch(/^ok /);
+    await expect
+      .poll(async () => (await text('attacker', 'ok').catch(() => undefined)) ?? '', {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toMatch(/^ok /);
+    expect(gw.logs.lines.some((l) => l.msg === 'hook process exited' && l.tenant === 'attacker')).toBe(true);
+    expect(before).toMatch(/^ok /);
+  }, 60_000);
+
+  it('bounds the private /tmp by the same memory limit', async () => {
+    const answer = await call('attacker', 'fill', { mb: 400 });
+    expect(answer).toEqual({ action: 'continue' });
+    expect(await text('victim', 'ok')).toMatch(/^ok /);
+    await expect
+      .poll(async () => (await text('attacker', 'ok').catch(() => undefined)) ?? '', {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toMatch(/^ok /);
+  }, 60_000);
+
+  it('leaves one cgroup per running hook after restarts, and none after close', async () => {
+    // On cgroup v1 a hook has one cgroup in each hierarchy, under the same name.
+    const names = () => new Set(children().map((d) => d.split('/').pop()!));
+    await expect
+      .poll(() => [...names()].filter((n) => n.startsWith('attacker.h.')).length, { timeout: 10_000 })
+      .toBe(1);
+    await gw.close();
+    await expect
+      .poll(() => children().filter((d) => /(attacker|victim)\.h\./.test(d)), { timeout: 10_000 })
+      .toEqual([]);
+  }, 30_000);
+});
