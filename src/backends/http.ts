@@ -6,6 +6,7 @@ import {
   WEBHOOK_TIMESTAMP_HEADER,
   type WebhookSigner,
 } from '../core/webhook-signature.js';
+import { Backoff } from '../lib/backoff.js';
 import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
 import { isResponse, validateEnvelope } from '../protocol/jsonrpc.js';
 import { BackendError, type BackendContext, type HookBackend } from './types.js';
@@ -175,6 +176,8 @@ export class HttpBackend implements HookBackend {
   private async deliver(method: string, body: string): Promise<void> {
     // The same webhook-id on every attempt, as Standard Webhooks asks, so the receiver can dedupe.
     const webhookId = newWebhookId();
+    // Doubles from retryBaseMs per attempt, drawn from the upper half (see Backoff).
+    const backoff = new Backoff(this.retryBaseMs, this.retryBaseMs * 2 ** Math.max(0, this.eventRetries - 1));
     for (let attempt = 0; ; attempt++) {
       try {
         await this.exchange(body, this.timeoutMs, method, 'event', webhookId);
@@ -191,8 +194,7 @@ export class HttpBackend implements HookBackend {
           return;
         }
       }
-      const step = this.retryBaseMs * 2 ** attempt;
-      await this.sleep(step / 2 + Math.random() * (step / 2));
+      await this.sleep(backoff.next());
       if (this.closed) return;
     }
   }
