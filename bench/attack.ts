@@ -2,8 +2,9 @@
  * Attack mix: does one tenant's abuse slow another tenant down, or stop the gateway?
  *
  * One real gateway process (`hookgate serve --config`) hosts three tenants. `victim` has the weather
- * SDK hook; `attacker` has three hostile stdio hooks (bench/children/hostile-hook.mjs: one that stops
- * reading stdin, one that floods stderr, one that crashes on every call); `greedy` has the weather
+ * SDK hook; `attacker` has hostile stdio hooks (bench/children/hostile-hook.mjs: one that stops
+ * reading stdin, one that floods stderr, one that crashes on every call, and, with per-hook limits,
+ * a fork bomb, a memory bomb and one hammering loopback ports with connections); `greedy` has the weather
  * hook behind a low calls-per-second limit and calls it far more often. In interleaved phases the victim makes sequential calls (HTTP and
  * WebSocket) with the attack off, then with the whole mix on (bench/children/attacker.ts, its own
  * process): slowloris connections, calls piling up on the stuck hook, the stderr flood, the crash
@@ -49,13 +50,21 @@ const secrets = {
   ATTACK_ADMIN_TOKEN: randomBytes(32).toString('base64url'),
 };
 const key = (env: string) => ({ auth: { keys: [{ kid: 'k1', alg: 'HS256', secret: `env:${env}` }] } });
-const hostile = (how?: string) => ({
+const hostile = (how?: string, extra: { tools?: string[]; sandbox?: object } = {}) => ({
   backend: {
     type: 'stdio',
     command: [process.execPath, join(REPO_ROOT, 'bench/children/hostile-hook.mjs'), ...(how ? [how] : [])],
+    ...(extra.sandbox ? { sandbox: extra.sandbox } : {}),
   },
   modes: ['tool'],
+  tools: extra.tools ?? [],
   timeout_ms: 500,
+});
+// The bombs need per-hook limits: a gateway without them (--legacy) does not get them.
+const bombs = (port: number) => ({
+  forkbomb: hostile(undefined, { tools: [`forkbomb:${phaseMs}`] }),
+  membomb: hostile(undefined, { tools: ['membomb'], sandbox: { limits: { memory_mb: 128 } } }),
+  hammer: hostile(undefined, { tools: [`hammer:${port}:${phaseMs}`] }),
 });
 const weather = {
   backend: { type: 'module', module: join(REPO_ROOT, 'examples/weather-sdk.ts') },
@@ -76,7 +85,12 @@ function configDocument(port: number): Record<string, unknown> {
       victim: { ...key('ATTACK_VICTIM_SECRET'), hooks: { weather } },
       attacker: {
         ...key('ATTACK_ATTACKER_SECRET'),
-        hooks: { stuck: hostile('stuck'), flood: hostile(), crash: hostile() },
+        hooks: {
+          stuck: hostile('stuck'),
+          flood: hostile(),
+          crash: hostile(),
+          ...(legacy ? {} : bombs(port)),
+        },
       },
       greedy: {
         ...key('ATTACK_GREEDY_SECRET'),
@@ -183,6 +197,7 @@ async function main(): Promise<void> {
           stuckInFlight: 4,
           overLimitConnections: 4,
           phaseMs,
+          bombs: !values.legacy,
         });
       }
       const httpUs = await sequential(http, small, { ...seq, timeMs: phaseMs / 2 });

@@ -8,6 +8,9 @@
  *   flood       a hook writing stderr as fast as the gateway reads it
  *   crash       a call that kills its hook, again and again (a crash loop)
  *   over-limit  a tenant calling far past its calls-per-second limit
+ *   forkbomb    a hook forking until its pids limit refuses, and retrying for the whole phase
+ *   membomb     a hook allocating until its memory limit kills it, again and again
+ *   hammer      a hook opening connections to the gateway's port and other loopback ports
  */
 import { connect, type Socket } from 'node:net';
 import { Agent, request } from 'node:http';
@@ -21,6 +24,8 @@ interface StartArgs {
   stuckInFlight: number;
   overLimitConnections: number;
   phaseMs: number;
+  /** The hooks that fork, allocate and connect without bound (a gateway with per-hook limits). */
+  bombs: boolean;
 }
 
 type Tally = Record<string, number>;
@@ -37,6 +42,26 @@ const count = (key: string) => {
 };
 
 function post(args: StartArgs, hook: string, body: string, tenant = 'attacker'): Promise<number> {
+  return exchange(args, hook, body, tenant).then((r) => r.status);
+}
+
+/** The hook's answer as the gateway let it through: its `respond` text, else the action. */
+async function answer(args: StartArgs, hook: string, body: string): Promise<string> {
+  const r = await exchange(args, hook, body, 'attacker');
+  try {
+    const result = JSON.parse(r.text).result;
+    return String(result?.result?.for_llm ?? result?.action ?? r.status);
+  } catch {
+    return String(r.status);
+  }
+}
+
+function exchange(
+  args: StartArgs,
+  hook: string,
+  body: string,
+  tenant: string,
+): Promise<{ status: number; text: string }> {
   const u = new URL(args.url);
   return new Promise((resolve) => {
     const req = request(
@@ -53,11 +78,15 @@ function post(args: StartArgs, hook: string, body: string, tenant = 'attacker'):
         },
       },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
       },
     );
-    req.on('error', () => resolve(0));
+    req.on('error', () => resolve({ status: 0, text: '' }));
     req.end(body);
   });
 }
@@ -103,6 +132,21 @@ export function startMix(args: StartArgs): void {
       await new Promise((r) => setTimeout(r, 50));
     }),
   );
+  if (args.bombs) {
+    const port = new URL(args.url).port;
+    tasks.push(
+      (async () => count(`forkbomb_${await answer(args, 'forkbomb', call(`forkbomb:${args.phaseMs}`))}`))(),
+    );
+    tasks.push(
+      (async () => count(`hammer_${await answer(args, 'hammer', call(`hammer:${port}:${args.phaseMs}`))}`))(),
+    );
+    tasks.push(
+      loop(async () => {
+        count(`membomb_${await answer(args, 'membomb', call('membomb'))}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }),
+    );
+  }
   for (let i = 0; i < args.overLimitConnections; i++) {
     tasks.push(
       loop(async () => count(`greedy_http_${await post(args, 'weather', call('get_weather'), 'greedy')}`)),
