@@ -645,7 +645,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       description: "PicoClaw's hook protocol over HTTP and WebSocket, with JWT auth and per-tenant grants.",
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
-    servers: [{ url: 'http://127.0.0.1:8787', description: 'local development' }],
+    // Relative: resolved against wherever this document was fetched from, so the docs page's
+    // "Try it out" calls the gateway serving it (any host, port or scheme, Node or Worker, behind
+    // a proxy too) and stays within its same-origin CSP.
+    servers: [{ url: '/', description: 'the gateway serving this document' }],
     tags: [],
   }) as unknown as Record<string, unknown>;
 }

@@ -1,7 +1,8 @@
 /**
  * /docs on Workers, as deployed: the Worker bundled by wrangler (scripts/worker-dry-run.sh, so
  * wrangler.toml's Text rules make the viewer's files modules of the upload), run by workerd through
- * miniflare on 127.0.0.1, and the page rendered in headless Chromium with no network but loopback.
+ * miniflare on 127.0.0.1, and the page rendered in headless Chromium with no network but loopback,
+ * then used under another host name to call the Worker through "Try it out".
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -9,15 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { SignJWT } from 'jose';
 import { Miniflare } from 'miniflare';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CALL_SUMMARY,
   chromiumNote,
+  DOCS_HOST,
   launchChromium,
+  onDocsHost,
   renderedDocs,
   SKIP_CHROMIUM,
+  tryDescribeHook,
   visitOffline,
 } from '../helpers/chromium.js';
 
@@ -92,6 +97,28 @@ describe.skipIf(SKIP_CHROMIUM)(`/docs on the Worker bundle, in headless Chromium
     try {
       const text = await renderedDocs(visit.page);
       expect(text).toContain(CALL_SUMMARY);
+      expect(visit.outside).toEqual([]);
+      expect(visit.problems).toEqual([]);
+    } finally {
+      await visit.close();
+    }
+  }, 60_000);
+
+  it(`"Try it out" calls the Worker serving the page, from a host name other than 127.0.0.1 (${DOCS_HOST})`, async () => {
+    const token = await new SignJWT({ tenant: 'acme', hooks: ['weather'] })
+      .setProtectedHeader({ alg: 'HS256', kid: 'acme-1', typ: 'JWT' })
+      .setIssuedAt()
+      .setAudience('hookgate')
+      .setSubject('docs-e2e')
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(KEY));
+    const visit = await visitOffline(browser, onDocsHost(`${origin}/docs`));
+    try {
+      await renderedDocs(visit.page);
+      const tried = await tryDescribeHook(visit.page, { token, tenant: 'acme', hook: 'weather' });
+      expect(tried.body).not.toContain('Failed to fetch');
+      expect(tried.status).toBe('200');
+      expect(JSON.parse(tried.body)).toMatchObject({ tenant: 'acme', hook: 'weather' });
       expect(visit.outside).toEqual([]);
       expect(visit.problems).toEqual([]);
     } finally {

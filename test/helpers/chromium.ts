@@ -14,12 +14,28 @@ export const SKIP_CHROMIUM = !CHROMIUM && !process.env.CI;
 export const chromiumNote = SKIP_CHROMIUM ? ` (skipped: ${NO_CHROMIUM_REASON})` : '';
 
 /**
- * Chromium flags for a browser with no network but loopback: every host name resolves to nothing,
- * and 127.0.0.1 is reached by address.
+ * A made-up host name the browser resolves to 127.0.0.1: pages opened under it prove they work off
+ * `127.0.0.1` (a document or page that names 127.0.0.1 is then another origin, which the docs
+ * page's CSP blocks).
  */
-export const OFFLINE_ARGS = ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1'];
+export const DOCS_HOST = 'gateway.hookgate.test';
 
-/** What a page did while it rendered: requests that left 127.0.0.1, and console errors (CSP included). */
+/**
+ * Chromium flags for a browser with no network but loopback: DOCS_HOST resolves to 127.0.0.1, every
+ * other host name to nothing, and 127.0.0.1 is reached by address.
+ */
+export const OFFLINE_ARGS = [
+  `--host-resolver-rules=MAP ${DOCS_HOST} 127.0.0.1 , MAP * ~NOTFOUND , EXCLUDE 127.0.0.1`,
+];
+
+/** `url` (on 127.0.0.1) with DOCS_HOST as its host name, same port. */
+export function onDocsHost(url: string): string {
+  const u = new URL(url);
+  u.hostname = DOCS_HOST;
+  return u.href;
+}
+
+/** What a page did while it rendered: requests that left loopback, and console errors (CSP included). */
 export interface OfflineVisit {
   page: Page;
   outside: string[];
@@ -28,15 +44,16 @@ export interface OfflineVisit {
 }
 
 /**
- * Opens `url` in a fresh context where every request not for 127.0.0.1 is aborted and noted (belt
- * and braces beside OFFLINE_ARGS), and console errors and page errors are collected.
+ * Opens `url` in a fresh context where every request not for 127.0.0.1 or DOCS_HOST is aborted and
+ * noted (belt and braces beside OFFLINE_ARGS), and console errors and page errors are collected.
  */
 export async function visitOffline(browser: Browser, url: string): Promise<OfflineVisit> {
   const context = await browser.newContext();
   const outside: string[] = [];
   await context.route('**/*', (route) => {
     const target = new URL(route.request().url());
-    if (target.hostname === '127.0.0.1' || target.protocol === 'data:') return route.continue();
+    const loopback = target.hostname === '127.0.0.1' || target.hostname === DOCS_HOST;
+    if (loopback || target.protocol === 'data:') return route.continue();
     outside.push(target.href);
     return route.abort('blockedbyclient');
   });
@@ -69,4 +86,49 @@ export async function renderedDocs(page: Page): Promise<string> {
 export async function launchChromium(): Promise<Browser> {
   if (!CHROMIUM) throw new Error(NO_CHROMIUM_REASON);
   return chromium.launch({ executablePath: CHROMIUM, args: OFFLINE_ARGS });
+}
+
+/** What the docs page showed for a call it made itself. */
+export interface TriedCall {
+  /** The status code in Swagger UI's live response table. */
+  status: string;
+  /** The response body as the page shows it. */
+  body: string;
+}
+
+/**
+ * Uses the rendered docs page as a user would: Authorize with `token` (the `bearer` scheme), open
+ * the describeHook operation, "Try it out", fill tenant and hook, Execute, and read the response
+ * the page shows. A call the browser refuses (CSP, another origin) shows as "Failed to fetch".
+ */
+export async function tryDescribeHook(
+  page: Page,
+  call: { token: string; tenant: string; hook: string },
+): Promise<TriedCall> {
+  await page.locator('.auth-wrapper button.authorize').click();
+  const bearer = page.locator('.auth-container').filter({ hasText: /^bearer\b/ });
+  await bearer.locator('input').fill(call.token);
+  await bearer.locator('button.authorize').click();
+  // Applied: the form now offers Logout instead.
+  await bearer.locator('button', { hasText: 'Logout' }).waitFor({ timeout: 10_000 });
+  await bearer.locator('button.btn-done').click();
+
+  const op = page.locator('#operations-default-describeHook');
+  await op.locator('.opblock-summary').click();
+  await op.getByRole('button', { name: 'Try it out' }).click();
+  await op.locator('tr[data-param-name="tenant"] input').fill(call.tenant);
+  await op.locator('tr[data-param-name="hook"] input').fill(call.hook);
+  await op.getByRole('button', { name: 'Execute' }).click();
+
+  const live = op.locator('.live-responses-table');
+  const status = live.locator('tbody .response-col_status').first();
+  await status.waitFor({ timeout: 20_000 });
+  // Rendered with the status: the body (then the headers) as code blocks, or, for a call that never
+  // got an answer, the browser's error as text.
+  const description = live.locator('tbody .response-col_description').first();
+  const blocks = description.locator('pre');
+  return {
+    status: (await status.innerText()).trim(),
+    body: (await blocks.count()) > 0 ? await blocks.first().innerText() : await description.innerText(),
+  };
 }

@@ -3,9 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CALL_SUMMARY,
   chromiumNote,
+  DOCS_HOST,
   launchChromium,
+  onDocsHost,
   renderedDocs,
   SKIP_CHROMIUM,
+  tryDescribeHook,
   visitOffline,
 } from '../helpers/chromium.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
@@ -65,6 +68,25 @@ describe.skipIf(SKIP_CHROMIUM)(`/docs in a real headless Chromium, offline${chro
       expect(text).toContain('Prometheus metrics (admin token)');
       expect(text).toContain('/v1/tenants/{tenant}/hooks/{hook}');
       expect(await visit.page.locator('.opblock.is-open').count()).toBe(1);
+      expect(visit.outside).toEqual([]);
+      expect(visit.problems).toEqual([]);
+    } finally {
+      await visit.close();
+    }
+  }, 60_000);
+
+  it(`"Try it out" calls the gateway serving the page, from a host name other than 127.0.0.1 (${DOCS_HOST}) on a random port`, async () => {
+    const visit = await visitOffline(browser, onDocsHost(`${gw.url}/docs`));
+    try {
+      await renderedDocs(visit.page);
+      const tried = await tryDescribeHook(visit.page, {
+        token: await gw.token(),
+        tenant: 'acme',
+        hook: 'tools',
+      });
+      expect(tried.body).not.toContain('Failed to fetch');
+      expect(tried.status).toBe('200');
+      expect(JSON.parse(tried.body)).toMatchObject({ tenant: 'acme', hook: 'tools' });
       expect(visit.outside).toEqual([]);
       expect(visit.problems).toEqual([]);
     } finally {
