@@ -58,9 +58,14 @@ export function hookSandboxes(
     { sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind },
     'stdio hooks sandboxed',
   );
-  const limit = hookLimiter(
-    stdio.map((h) => (h.backend as StdioBackendDoc).sandbox),
+  const limiter = hookLimiter(
+    stdio.map((h) => ({
+      tenant: h.tenant,
+      name: h.name,
+      limits: (h.backend as StdioBackendDoc).sandbox.limits,
+    })),
     setting,
+    support.identity.kind,
     log,
   );
 
@@ -120,7 +125,9 @@ export function hookSandboxes(
           );
         warnedDenied = key;
       }
-      return limit(wrapInSandbox(spec, policy), b.sandbox.limits, `${hook.tenant}.${hook.name}`);
+      const limited = { tenant: hook.tenant, name: hook.name, limits: b.sandbox.limits };
+      const uid = limiter.uid(limited);
+      return limiter.limit(wrapInSandbox(spec, uid === undefined ? policy : { ...policy, uid }), limited);
     };
   };
 }

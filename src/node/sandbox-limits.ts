@@ -451,16 +451,49 @@ function unescapeMount(s: string): string {
 const NPROC_HEADROOM = 64;
 
 /**
+ * Where hooks get a uid each (root gateway, no cgroup): 0x7fff0000 up, below 2^31 and outside the
+ * ranges systemd hands out (dynamic users, nspawn containers) and the usual subuid ranges.
+ */
+export const HOOK_UID_BASE = 0x7fff0000;
+const HOOK_UID_COUNT = 0x10000;
+
+/** A hook's own uid: stable across restarts and reloads (a hash of tenant and hook). */
+export function hookUid(tenant: string, hook: string): number {
+  let h = 0x811c9dc5;
+  for (const c of Buffer.from(`${tenant}/${hook}`)) h = Math.imul(h ^ c, 0x01000193) >>> 0;
+  return HOOK_UID_BASE + (h % HOOK_UID_COUNT);
+}
+
+export interface LimitedHook {
+  tenant: string;
+  name: string;
+  limits: { pids: number; memory_mb: number };
+}
+
+export interface HookLimiter {
+  /** Puts one spawn of `hook` (already wrapped in bwrap) under its limits. */
+  limit(spec: SpawnSpec, hook: LimitedHook): SpawnSpec;
+  /** The uid `hook` runs as, when hooks get one each (else undefined: the sandbox's 65534). */
+  uid(hook: LimitedHook): number | undefined;
+}
+
+/**
  * Applies `server.sandbox` to hook limits once per config: probes, refuses to start (`required`)
  * when limits cannot be enforced at all, warns (`auto`) when they cannot or when they only hold per
  * uid, and returns the per-spawn step that puts one hook's spawn under its limits.
+ *
+ * RLIMIT_NPROC counts every process of a uid. With rlimits only, a root gateway (the `setpriv`
+ * identity) therefore gives each hook a uid of its own, so one hook's fork bomb meets only its own
+ * limit; in a user namespace every hook is the gateway's uid on the host and the limit is a ceiling
+ * for all hooks together (sum of their `pids` and some headroom), not a separation.
  */
 export function hookLimiter(
-  hooks: readonly { limits: { pids: number; memory_mb: number } }[],
+  hooks: readonly LimitedHook[],
   setting: 'auto' | 'required',
+  identity: 'setpriv' | 'userns',
   log: Logger,
-): (spec: SpawnSpec, limits: { pids: number; memory_mb: number }, label: string) => SpawnSpec {
-  const support = detectLimits();
+  support: LimitsSupport = detectLimits(),
+): HookLimiter {
   if (support.kind === 'none') {
     if (setting === 'required')
       throw new LimitsError(
@@ -471,16 +504,13 @@ export function hookLimiter(
       { limits: 'none', reason: support.reason },
       'HOOK LIMITS UNAVAILABLE: a stdio hook can fork and allocate without bound (see docs/sandbox.md)',
     );
-    return (spec) => spec;
+    return { limit: (spec) => spec, uid: () => undefined };
   }
-  // Under a shared uid, RLIMIT_NPROC counts every hook's processes together: a ceiling for all.
-  const nproc = hooks.reduce((n, h) => n + h.limits.pids, 0) + NPROC_HEADROOM;
-  if (support.kind === 'rlimit')
-    log.warn(
-      { limits: 'rlimit', nproc, reason: support.reason },
-      'hook limits by rlimit only: memory per process, processes for all hooks together (no cgroup here)',
-    );
-  else
+  const bytes = (hook: LimitedHook) => ({
+    pids: hook.limits.pids,
+    memoryBytes: hook.limits.memory_mb * 2 ** 20,
+  });
+  if (support.kind !== 'rlimit') {
     log.info(
       {
         limits: support.kind,
@@ -488,6 +518,25 @@ export function hookLimiter(
       },
       'stdio hook limits: a cgroup per hook',
     );
-  return (spec, limits, label) =>
-    limitSpawn(spec, { pids: limits.pids, memoryBytes: limits.memory_mb * 2 ** 20 }, support, label, nproc);
+    return {
+      limit: (spec, hook) => limitSpawn(spec, bytes(hook), support, `${hook.tenant}.${hook.name}`),
+      uid: () => undefined,
+    };
+  }
+  if (identity === 'setpriv') {
+    log.warn(
+      { limits: 'rlimit', uids: `${HOOK_UID_BASE}+`, reason: support.reason },
+      'hook limits by rlimit (no cgroup here): a uid per hook for its process limit, memory per process',
+    );
+    return {
+      limit: (spec, hook) => limitSpawn(spec, bytes(hook), support, '', hook.limits.pids),
+      uid: (hook) => hookUid(hook.tenant, hook.name),
+    };
+  }
+  const nproc = hooks.reduce((n, h) => n + h.limits.pids, 0) + NPROC_HEADROOM;
+  log.warn(
+    { limits: 'rlimit', nproc, reason: support.reason },
+    'hook limits by rlimit only (no cgroup here): memory per process, processes for all hooks together',
+  );
+  return { limit: (spec, hook) => limitSpawn(spec, bytes(hook), support, '', nproc), uid: () => undefined };
 }

@@ -54,6 +54,8 @@ export interface SandboxPolicy {
   cwd: string;
   /** The hook's config sets HOME itself; otherwise HOME is the sandbox's private /tmp. */
   keepHome: boolean;
+  /** `setpriv` identity: the host uid to run as, when not 65534 (a uid per hook, sandbox-limits.ts). */
+  uid?: number;
 }
 
 const SYSTEM_TOP = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -132,7 +134,8 @@ export function wrapInSandbox(spec: SpawnSpec, policy: SandboxPolicy): SpawnSpec
   a.push('--chdir', policy.cwd, '--');
 
   if (policy.identity.kind === 'setpriv') {
-    a.push(policy.identity.setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_GID}`, '--clear-groups');
+    const uid = policy.uid ?? SANDBOX_UID;
+    a.push(policy.identity.setpriv, `--reuid=${uid}`, `--regid=${SANDBOX_GID}`, '--clear-groups');
     a.push('--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', '--');
   }
   a.push(spec.command, ...spec.args);

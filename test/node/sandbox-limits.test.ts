@@ -3,7 +3,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { detectLimits, limitSpawn, liveCgroups, probeLimits } from '../../src/node/sandbox-limits.js';
+import {
+  detectLimits,
+  HOOK_UID_BASE,
+  hookUid,
+  limitSpawn,
+  liveCgroups,
+  probeLimits,
+} from '../../src/node/sandbox-limits.js';
+import { detectSandbox, wrapInSandbox } from '../../src/node/sandbox.js';
 import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { sandboxNote, SKIP_SANDBOX } from '../helpers/sandbox.js';
 
@@ -99,6 +107,91 @@ describe('limitSpawn with rlimits (prlimit)', () => {
     expect(out.command).toBe('/usr/bin/prlimit');
     expect(out.args).toEqual(['--nproc=200', `--data=${64 * 2 ** 20}`, '--', '/usr/bin/bwrap', '--', 'hook']);
   });
+});
+
+const sandbox = detectSandbox();
+const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find(existsSync);
+const setpriv = sandbox.available && sandbox.identity.kind === 'setpriv';
+const SKIP_UIDS = (!setpriv || !PRLIMIT) && !process.env.CI;
+const uidNote = SKIP_UIDS
+  ? ` (skipped: needs a root gateway's setpriv sandbox and prlimit: ${sandbox.available ? sandbox.identity.kind : sandbox.reason}, prlimit ${PRLIMIT ?? 'missing'})`
+  : '';
+
+/**
+ * A hook in the real bwrap sandbox under rlimits that forks up to 40 sleeping children, prints how
+ * many it got and holds them until its stdin closes (perl: a failed fork is an error it can count).
+ */
+function forker(uid: number) {
+  if (!sandbox.available || !PRLIMIT) throw new Error('needs bwrap and prlimit'); // under CI
+  const perl =
+    '$|=1; my $n=0; for (1..40) { my $p=fork(); last unless defined $p; if (!$p) { sleep 60; exit 0 } $n++ } print "$n\n"; <STDIN>;';
+  const bwrapped = wrapInSandbox(
+    { command: '/usr/bin/perl', args: ['-e', perl], cwd: '/', env: { PATH: '/usr/bin:/bin' } },
+    {
+      bwrap: sandbox.bwrap,
+      identity: sandbox.identity,
+      host: sandbox.host,
+      readOnly: [],
+      writable: [],
+      hide: [],
+      network: true,
+      cwd: '/',
+      keepHome: false,
+      uid,
+    },
+  );
+  const spec = limitSpawn(
+    bwrapped,
+    { pids: 16, memoryBytes: 256 * 2 ** 20 },
+    { kind: 'rlimit', prlimit: PRLIMIT, reason: 'test' },
+    '',
+    16,
+  );
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(spec.env)) if (v !== undefined) env[k] = v;
+  const child = spawn(spec.command, [...spec.args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const forked = new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b;
+      if (out.includes('\n')) resolve(Number(out.trim()));
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code} before it said how many it forked`)));
+  });
+  const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = () => {
+    child.stdin.end();
+    return done;
+  };
+  return { forked, stop };
+}
+
+describe.skipIf(SKIP_UIDS)(`rlimits with a uid per hook (a root gateway without cgroups)${uidNote}`, () => {
+  it('gives each hook a stable uid of its own in the reserved range', () => {
+    expect(hookUid('acme', 'weather')).toBe(hookUid('acme', 'weather'));
+    expect(hookUid('acme', 'weather')).not.toBe(hookUid('other', 'weather'));
+    for (const u of [hookUid('acme', 'weather'), hookUid('x', 'y')]) {
+      expect(u).toBeGreaterThanOrEqual(HOOK_UID_BASE);
+      expect(u).toBeLessThan(2 ** 31);
+    }
+  });
+
+  it("stops a fork bomb at its own RLIMIT_NPROC while another hook's uid still forks", async () => {
+    const bomb = forker(hookUid('attacker', 'h'));
+    try {
+      expect(await bomb.forked).toBeLessThan(16);
+      // Another hook's uid: its own count, untouched by the bomb.
+      const other = forker(hookUid('victim', 'h'));
+      expect(await other.forked).toBe(15);
+      await other.stop();
+      // The same uid (what a shared 65534 would be): refused, the bomb holds them all.
+      const same = forker(hookUid('attacker', 'h'));
+      await expect(same.forked.catch(() => 0)).resolves.toBeLessThan(2);
+      await same.stop();
+    } finally {
+      await bomb.stop();
+    }
+  }, 30_000);
 });
 
 describe.skipIf(SKIP_CGROUP)(`limitSpawn with a cgroup per spawn${cgroupNote}`, () => {
