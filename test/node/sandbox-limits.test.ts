@@ -6,13 +6,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   detectLimits,
   HOOK_UID_BASE,
+  hookLimiter,
   hookUid,
   limitSpawn,
   liveCgroups,
   probeLimits,
 } from '../../src/node/sandbox-limits.js';
 import { detectSandbox, wrapInSandbox } from '../../src/node/sandbox.js';
-import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { createNodeLogger } from '../../src/node/logger.js';
+import { LogCapture, REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { sandboxNote, SKIP_SANDBOX } from '../helpers/sandbox.js';
 
 const BOMB = join(REPO, 'test', 'helpers', 'bomb-hook.mjs');
@@ -92,6 +94,39 @@ describe('probeLimits: which mechanism enforces hook limits here', () => {
     const found = probeLimits({ mountinfo: join(dir, 'mountinfo'), cgroup: join(dir, 'cgroup') });
     expect(found.kind).toBe('rlimit');
     expect((found as { reason: string }).reason).toMatch(/pids cgroup \/mine is outside the mount/);
+  });
+});
+
+describe('hookLimiter: server.sandbox applied to hook limits', () => {
+  const hooks = [
+    { tenant: 'a', name: 'h', limits: { pids: 32, memory_mb: 64 } },
+    { tenant: 'b', name: 'h', limits: { pids: 16, memory_mb: 64 } },
+  ];
+  const spec = { command: '/usr/bin/bwrap', args: ['--', 'hook'], env: {} };
+
+  it('refuses to start under required when no limit can be enforced, naming why', () => {
+    const logs = new LogCapture();
+    const none = { kind: 'none' as const, reason: 'no cgroup filesystem is mounted; no prlimit' };
+    expect(() => hookLimiter(hooks, 'required', 'setpriv', createNodeLogger('info', logs), none)).toThrow(
+      'server.sandbox is required but hook limits cannot be enforced: no cgroup filesystem is mounted; no prlimit',
+    );
+    const limiter = hookLimiter(hooks, 'auto', 'setpriv', createNodeLogger('info', logs), none);
+    expect(logs.lines.find((l) => l.limits === 'none')?.msg).toMatch(/^HOOK LIMITS UNAVAILABLE/);
+    expect(limiter.limit(spec, hooks[0]!)).toEqual(spec);
+    expect(limiter.uid(hooks[0]!)).toBeUndefined();
+  });
+
+  it('with rlimits gives a root gateway a uid per hook and its own pids; a user namespace one shared ceiling', () => {
+    const logs = new LogCapture();
+    const rlimit = { kind: 'rlimit' as const, prlimit: '/usr/bin/prlimit', reason: 'no cgroup here' };
+    const root = hookLimiter(hooks, 'required', 'setpriv', createNodeLogger('info', logs), rlimit);
+    expect(root.uid(hooks[0]!)).toBe(hookUid('a', 'h'));
+    expect(root.limit(spec, hooks[1]!).args.slice(0, 2)).toEqual(['--nproc=16', `--data=${64 * 2 ** 20}`]);
+    const userns = hookLimiter(hooks, 'required', 'userns', createNodeLogger('info', logs), rlimit);
+    expect(userns.uid(hooks[0]!)).toBeUndefined();
+    // 32 + 16 and headroom for the gateway's own threads, which count under the same uid.
+    expect(userns.limit(spec, hooks[1]!).args[0]).toBe('--nproc=112');
+    expect(logs.lines.filter((l) => l.limits === 'rlimit').length).toBe(2);
   });
 });
 
