@@ -7,6 +7,19 @@ import { deniedToSandboxUser, detectSandbox, hookOwnPaths, planSandbox, wrapInSa
 
 type StdioBackendDoc = Extract<HookRuntime['backend'], { type: 'stdio' }>;
 
+/** The spawn wrapper of each hook (undefined: spawn it as it is), and what each hook's view covers. */
+export interface HookSandboxes {
+  (hook: HookRuntime): ((spec: SpawnSpec) => SpawnSpec) | undefined;
+  /**
+   * The paths covered in `hook`'s view as planned now from this config (its file and `file:`
+   * secrets, other tenants' paths that fall inside the view); [] when hooks run unsandboxed. A
+   * reload compares them to restart a running hook whose view the new config changes.
+   */
+  covered(hook: HookRuntime): string[];
+}
+
+const unsandboxed: HookSandboxes = Object.assign(() => undefined, { covered: () => [] });
+
 /**
  * Applies `server.sandbox` to the config's stdio hooks: probes bubblewrap once, says loudly at
  * startup when hooks will run unsandboxed, refuses to start when `required` cannot be met, and
@@ -17,18 +30,18 @@ export function hookSandboxes(
   baseDir: string,
   privatePaths: readonly string[],
   log: Logger,
-): (hook: HookRuntime) => ((spec: SpawnSpec) => SpawnSpec) | undefined {
+): HookSandboxes {
   const stdio = [...config.tenants.values()].flatMap((t) =>
     [...t.hooks.values()].filter((h) => h.backend.type === 'stdio'),
   );
   const setting = config.server.sandbox;
-  if (stdio.length === 0) return () => undefined;
+  if (stdio.length === 0) return unsandboxed;
   if (setting === 'off') {
     log.warn(
       { sandbox: 'off' },
       'server.sandbox is off: stdio hooks run as the gateway user and can read its environment, memory and files',
     );
-    return () => undefined;
+    return unsandboxed;
   }
   const support = detectSandbox();
   if (!support.available) {
@@ -40,7 +53,7 @@ export function hookSandboxes(
         '(secrets included), memory and files; install bubblewrap (see docs/sandbox.md) or set ' +
         'server.sandbox: required to refuse to start',
     );
-    return () => undefined;
+    return unsandboxed;
   }
   const offline = stdio.filter((h) => !(h.backend as StdioBackendDoc).sandbox.network);
   if (offline.length > 0 && support.networkIsolation !== true) {
@@ -83,8 +96,29 @@ export function hookSandboxes(
     const { b, cwd, readPaths, writePaths } = paths(h);
     return { command: b.command, cwd, explicitCwd: !!b.cwd, readPaths, writePaths };
   };
-  return (hook) => {
+  // Foreign and private paths come from this config: a reload plans every hook again (and restarts
+  // those whose view changed), so a tenant it adds is covered in the hooks already running.
+  const plan = (hook: HookRuntime) => {
     const { b, cwd, readPaths, writePaths } = paths(hook);
+    const foreignPaths = stdio
+      .filter((h) => h.tenant !== hook.tenant)
+      .flatMap((h) => hookOwnPaths(ownedInput(h)));
+    return planSandbox(
+      {
+        command: b.command,
+        cwd,
+        env: b.env,
+        readPaths,
+        writePaths,
+        network: b.sandbox.network || support.networkIsolation !== true,
+        privatePaths,
+        foreignPaths,
+      },
+      support,
+    );
+  };
+  const sandboxFor = (hook: HookRuntime) => {
+    const { b, cwd } = paths(hook);
     if (b.inherit_env)
       log.warn(
         { tenant: hook.tenant, hook: hook.name },
@@ -93,23 +127,8 @@ export function hookSandboxes(
     // Planned at every spawn, not once: a deploy may put the command or its paths in place only
     // after the gateway started (the backend retries), and the view must follow what is there.
     let warnedDenied = '';
-    return (spec) => {
-      const foreignPaths = stdio
-        .filter((h) => h.tenant !== hook.tenant)
-        .flatMap((h) => hookOwnPaths(ownedInput(h)));
-      const policy = planSandbox(
-        {
-          command: b.command,
-          cwd,
-          env: b.env,
-          readPaths,
-          writePaths,
-          network: b.sandbox.network || support.networkIsolation !== true,
-          privatePaths,
-          foreignPaths,
-        },
-        support,
-      );
+    return (spec: SpawnSpec) => {
+      const policy = plan(hook);
       if (policy.identity.kind === 'setpriv') {
         const files = b.command.slice(1).map((a) => ({ path: resolvePath(cwd, a), write: false }));
         const wanted = [...files, ...policy.readOnly.map((path) => ({ path, write: false }))];
@@ -130,4 +149,5 @@ export function hookSandboxes(
       return limiter.limit(wrapInSandbox(spec, uid === undefined ? policy : { ...policy, uid }), limited);
     };
   };
+  return Object.assign(sandboxFor, { covered: (hook: HookRuntime) => plan(hook).hide.map((h) => h.path) });
 }

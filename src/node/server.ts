@@ -22,6 +22,7 @@ import { collectProcessMetrics } from './process-metrics.js';
 import { resolvePath } from './config-loader.js';
 import { redisLimiterFactory } from './redis-limiter.js';
 import { hookSandboxes } from './hook-sandboxes.js';
+import { SandboxViews } from './sandbox-views.js';
 import { createNodeLogger } from './logger.js';
 import { attachWebSocket, upgradeWebSocket } from './websocket.js';
 
@@ -71,10 +72,10 @@ const CLOSE_GRACE_MS = 1_000;
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
   const { config, baseDir } = opts;
   const log = opts.log ?? createNodeLogger(config.server.logLevel);
-  // Sandbox plans come from the whole config (each hook's view hides the other tenants' files), so a
-  // reload computes them again from the config it is about to apply, before building any backend.
-  // A hook that keeps running across a reload keeps the view it started with.
-  let sandboxFor = hookSandboxes(config, baseDir, opts.privatePaths ?? [], log);
+  // Sandbox plans come from the whole config (each hook's view hides the other tenants' files and
+  // every file: secret), so a reload plans them again from the config it is about to apply: every
+  // spawn from then on uses them, and a running hook whose view they change is restarted into it.
+  const views = new SandboxViews(hookSandboxes(config, baseDir, opts.privatePaths ?? [], log));
   const factories: BackendFactories = {
     loadModule: (spec) => import(pathToFileURL(resolvePath(baseDir, spec)).href),
     createStdio: (hook, ctx) => {
@@ -93,7 +94,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
             linesPerSecond: b.stderr?.lines_per_second,
             maxLineBytes: b.stderr?.max_line_bytes,
           },
-          wrap: sandboxFor(hook),
+          wrap: views.wrapFor(hook),
         },
         ctx,
       );
@@ -106,7 +107,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   const keepalive = new Keepalive(config.server.wsPingIntervalMs);
   const sessions = new Set<WsSession>();
   const highWater = opts.wsHighWaterBytes ?? 4 * 1024 * 1024;
-  const reloader = new Reloader({ live, factories, log, metrics, sessions });
+  const reloader = new Reloader({ live, factories, log, metrics, sessions, plans: views });
   const loadConfig = opts.loadConfig;
   const reload = (): Promise<ReloadOutcome> => {
     if (!loadConfig) {
@@ -123,7 +124,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     }
     return reloader.reload(async () => {
       const next = await loadConfig();
-      sandboxFor = hookSandboxes(next.config, baseDir, next.privatePaths ?? [], log);
+      // Planned with the running server settings (server.sandbox applies at start only).
+      views.stage(
+        hookSandboxes({ ...next.config, server: config.server }, baseDir, next.privatePaths ?? [], log),
+      );
       return next.config;
     });
   };

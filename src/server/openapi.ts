@@ -293,6 +293,10 @@ const ReloadSummary = z
       removed: z.array(z.string()),
       changed: z.array(z.string()),
       unchanged: z.array(z.string()),
+      restarted: z.array(z.string()).openapi({
+        description:
+          'hooks whose config is unchanged but whose process was restarted, because what their sandbox must cover changed (a tenant was added)',
+      }),
     }),
     admin_token: z.enum(['unchanged', 'changed', 'added', 'removed']),
     needs_restart: z

@@ -12,9 +12,30 @@ import type { WsSession } from './ws-session.js';
 /** What a reload changed; `needs_restart` lists server settings that differ but only apply at start. */
 export interface ReloadSummary {
   tenants: { added: string[]; removed: string[]; auth_changed: string[] };
-  hooks: { added: string[]; removed: string[]; changed: string[]; unchanged: string[] };
+  hooks: {
+    added: string[];
+    removed: string[];
+    changed: string[];
+    unchanged: string[];
+    /** Same config, restarted because what its sandbox must cover changed (see HookPlans). */
+    restarted: string[];
+  };
   admin_token: 'unchanged' | 'changed' | 'added' | 'removed';
   needs_restart: string[];
+}
+
+/**
+ * What a runtime plans for each hook from the whole config rather than from the hook's own (Node:
+ * a stdio hook's sandbox view covers every other tenant's paths and every `file:` secret). The
+ * runtime stages the plans for the new config while loading it; the reload asks which running
+ * hooks they change, and commits them when it applies (or discards them when it refuses).
+ */
+export interface HookPlans {
+  /** The staged plans differ for this running hook: its backend is replaced, as if it had changed. */
+  outdated(hook: HookRuntime): boolean;
+  /** From now on every start and restart uses the staged plans. */
+  commit(): void;
+  discard(): void;
 }
 
 export type ReloadOutcome = { ok: true; summary: ReloadSummary } | { ok: false; issues: ConfigIssue[] };
@@ -26,6 +47,7 @@ export interface ReloaderDeps {
   metrics: Metrics;
   /** Open WebSockets, each re-checked against the new config (see WsSession.revalidate). */
   sessions: ReadonlySet<WsSession>;
+  plans?: HookPlans;
 }
 
 interface Prepared {
@@ -72,6 +94,7 @@ export class Reloader {
     try {
       prepared = await this.prepare(await load());
     } catch (err) {
+      this.deps.plans?.discard();
       if (!(err instanceof ConfigError)) throw err;
       metrics.inc('hookgate_config_reloads_total', { outcome: 'refused' });
       log.error(
@@ -97,7 +120,7 @@ export class Reloader {
     const server = cur.config.server;
     const summary: ReloadSummary = {
       tenants: { added: [], removed: [], auth_changed: [] },
-      hooks: { added: [], removed: [], changed: [], unchanged: [] },
+      hooks: { added: [], removed: [], changed: [], unchanged: [], restarted: [] },
       admin_token: adminTokenChange(server.adminToken, next.server.adminToken),
       needs_restart: [],
     };
@@ -139,7 +162,11 @@ export class Reloader {
         const id = `${name}/${hookName}`;
         const was = old?.hooks.get(hookName);
         const backend = was && cur.backends.get(was);
-        if (was && backend && deepEqual(was, hook)) {
+        const same = !!was && !!backend && deepEqual(was, hook);
+        // Its config is the same, but what its sandbox must cover is not (a tenant was added): it is
+        // started again in its new view rather than kept in the one planned without that tenant.
+        const outdated = same && !!this.deps.plans?.outdated(was as HookRuntime);
+        if (was && backend && same && !outdated) {
           // The same object: its backend, cached policies and counters carry on untouched.
           hooks.set(hookName, was);
           kept.set(was, backend);
@@ -149,7 +176,8 @@ export class Reloader {
         hooks.set(hookName, hook);
         toBuild.push(hook);
         if (was) {
-          summary.hooks.changed.push(id);
+          if (outdated) summary.hooks.restarted.push(id);
+          else summary.hooks.changed.push(id);
           if (backend) retired.push([was, backend]);
         } else {
           summary.hooks.added.push(id);
@@ -193,6 +221,7 @@ export class Reloader {
 
   private async apply(p: Prepared): Promise<void> {
     const { live, log, sessions } = this.deps;
+    this.deps.plans?.commit();
     // New backends start before the swap, so a changed hook's calls move to a process that is up.
     // One that cannot start does not stop the reload (as at startup): /readyz names it.
     await Promise.all(
