@@ -34,9 +34,9 @@ export interface Admission {
  * for the sockets open when the reload ran.
  *
  * The token is verified again only when the tenant's verifier was replaced (its keys, audience or
- * issuer changed): a kept verifier accepts exactly what it accepted before. A verifier that cannot
- * decide (a JWKS endpoint down) keeps the socket: a reload must not cut every connection of a
- * tenant because of a network error; `unchecked` says why, for the log.
+ * issuer changed): a kept verifier accepts exactly what it accepted before. A verifier that fails
+ * other than by refusing the token keeps the socket (`unchecked` says why, for the log): a reload
+ * must not cut every connection of a tenant because of a fault of the gateway's own.
  */
 export async function readmit(admitted: Admission, now: ConfigSnapshot): Promise<Readmission> {
   const { hook, token, snapshot } = admitted;
