@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { compileConfig } from '../../src/config/compile.js';
 import { signDevToken } from '../../src/node/token.js';
 import { TestHost } from '../bridge/helpers/host.js';
@@ -50,9 +50,9 @@ describe.each(transcriptFiles())('PicoClaw → bridge → gateway → hook: %s',
 
   it('answers hello at once, then every call with the effect the transcript expects', async () => {
     await host.ready();
-    const started = Date.now();
-    const hello = await host.call('hook.hello', t.hello.params, 3000);
-    expect(Date.now() - started).toBeLessThan(1000);
+    const hello = await host.call('hook.hello', t.hello.params);
+    // At once: the bridge answers hello itself, and only then connects to the gateway.
+    expect(host.stderr).not.toMatch(/connected to the gateway/);
     expect(hello.id).toBe(1);
     expect(hello.result).toMatchObject({ ok: true });
     const helloFailed = t.lines.some((l) => l.dir === 'hook->host' && l.msg?.id === 1 && 'error' in l.msg);
@@ -101,6 +101,8 @@ describe('gateway killed mid-call, then back', () => {
     },
   });
 
+  /** The gateway once it says it listens (a loaded machine may take seconds), and its stderr. */
+  let gatewayStderr = '';
   async function startGatewayProcess(): Promise<ChildProcess> {
     const child = spawn(
       process.execPath,
@@ -111,11 +113,33 @@ describe('gateway killed mid-call, then back', () => {
       },
     );
     let out = '';
-    child.stdout!.on('data', (b) => {
-      out += b;
+    gatewayStderr = '';
+    child.stderr!.on('data', (b) => {
+      gatewayStderr += b;
     });
-    await expect.poll(() => out, { timeout: 15_000 }).toMatch(/hookgate listening/);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (b) => {
+        out += b;
+        if (/hookgate listening/.test(out)) resolve();
+      });
+      child.once('exit', (code, signal) =>
+        reject(new Error(`gateway exited (${code ?? signal}) before listening:\n${out}\n${gatewayStderr}`)),
+      );
+    });
     return child;
+  }
+
+  /** Resolves once the gateway's slow hook has started `n` calls (it says so on stderr). */
+  function slowCallsStarted(n: number): Promise<void> {
+    const started = () => gatewayStderr.split('slow-hook: started').length - 1;
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (started() >= n) resolve();
+      };
+      gateway!.stderr!.on('data', check);
+      gateway!.once('exit', () => reject(new Error(`gateway exited:\n${gatewayStderr}`)));
+      check();
+    });
   }
 
   beforeAll(async () => {
@@ -136,9 +160,9 @@ describe('gateway killed mid-call, then back', () => {
         '--url',
         `ws://127.0.0.1:${port}/v1/tenants/acme/hooks/h/ws`,
         '--timeout-ms',
-        '4500',
+        '30000',
         '--approval-timeout-ms',
-        '20000',
+        '60000',
       ],
       {
         HOOKGATE_TOKEN: token,
@@ -151,14 +175,16 @@ describe('gateway killed mid-call, then back', () => {
       'respond',
     );
 
-    const pendingTool = host.request('hook.before_tool', { tool: 'slow', arguments: {} });
-    const pendingApproval = host.request('hook.approve_tool', { tool: 'slow', arguments: {} });
-    await new Promise((r) => setTimeout(r, 300));
+    // Calls the hook is still working on (it answers `slow` only after ms) when the gateway dies.
+    const pendingTool = host.request('hook.before_tool', { tool: 'slow', arguments: { ms: 120_000 } });
+    const pendingApproval = host.request('hook.approve_tool', { tool: 'slow', arguments: { ms: 120_000 } });
+    await slowCallsStarted(2);
     const killedAt = Date.now();
     gateway.kill('SIGKILL');
-    const tool = await host.answer(pendingTool, 4000);
-    const approval = await host.answer(pendingApproval, 4000);
-    expect(Date.now() - killedAt).toBeLessThan(2500);
+    const tool = await host.answer(pendingTool, 60_000);
+    const approval = await host.answer(pendingApproval, 60_000);
+    // At once: not by the bridge's own deadlines (30 s and 60 s), which would answer the same.
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
     expect(tool.result).toEqual({ action: 'continue' });
     expect(approval.result).toMatchObject({ approved: false });
     expect(typeof approval.result.reason).toBe('string');
@@ -175,7 +201,7 @@ describe('gateway killed mid-call, then back', () => {
       )
       .toBe('respond');
     expect(host.stderr).not.toContain(token);
-  }, 60_000);
+  }, 180_000);
 
   it('with a wrong token, answers by the failure mode and says why on stderr', async () => {
     gateway = await startGatewayProcess();
@@ -197,7 +223,7 @@ describe('gateway killed mid-call, then back', () => {
     expect(answer.result.action).toBe('deny_tool');
     await host.waitForStderr(/401/);
     expect(host.stderr).not.toContain('d3Jvbmctc2lnbmF0dXJl');
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('token expiry over the bridge', () => {
@@ -210,8 +236,12 @@ describe('token expiry over the bridge', () => {
       },
     });
     const token = await gw.token({ hooks: ['h'], ttlSeconds: 4 });
+    // The gateway's clock stands still at the signing until the bridge is connected and has been
+    // answered once (starting the bridge can take longer than the token's life on a loaded
+    // machine), then runs on: the socket, opened with 4 s left, must close with 4001 once they pass.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     const host = new TestHost(
-      ['--url', `${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/h/ws`, '--timeout-ms', '1000'],
+      ['--url', `${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/h/ws`, '--timeout-ms', '10000'],
       { HOOKGATE_TOKEN: token },
     );
     try {
@@ -220,20 +250,22 @@ describe('token expiry over the bridge', () => {
         tool: 'get_weather',
         arguments: { city: 'Paris' },
       });
+      vi.useRealTimers();
       expect(first.result, host.stderr).toMatchObject({
         action: 'respond',
         result: { for_llm: 'Paris: 21 C, clear' },
       });
-      await host.waitForStderr(/4001 token expired/, 10_000);
+      await host.waitForStderr(/4001 token expired/, 60_000);
       expect(host.stderr).toMatch(/set a fresh HOOKGATE_TOKEN/);
       expect(
         (await host.call('hook.before_tool', { tool: 'get_weather', arguments: { city: 'Paris' } })).result,
       ).toEqual({ action: 'continue' });
     } finally {
+      vi.useRealTimers();
       host.kill();
       await gw.close();
     }
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('slow consumer over the bridge', () => {
