@@ -23,7 +23,7 @@ const hook = {
   modes: ['tool'],
   tools: ['a'],
 };
-type Doc = { tenants: Record<string, unknown> };
+type Doc = { server?: object; tenants: Record<string, unknown> };
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -154,6 +154,8 @@ describe('a WebSocket whose upgrade raced a reload', () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
     const inline = { kid: 'a', alg: 'ES256', public_key: await exportJWK(publicKey) };
     const { gw, state } = await start({
+      // One call may wait per socket; a second one is refused rather than held without bound.
+      server: { max_in_flight: 1 },
       tenants: { acme: { auth: { keys: [inline] }, hooks: { h: hook } } },
     });
     const token = await new SignJWT({ tenant: 'acme', hooks: ['*'] })
@@ -173,11 +175,13 @@ describe('a WebSocket whose upgrade raced a reload', () => {
     // The reload replaces key a by a JWKS whose fetch is held: the socket's re-check is under way.
     const jwks = await heldJwks();
     state.current = {
+      server: { max_in_flight: 1 },
       tenants: { acme: { auth: { keys: [{ jwks_url: jwks.url, algs: ['ES256'] }] }, hooks: { h: hook } } },
     };
     const reloaded = gw.reload();
     await jwks.firstRequest;
-    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.before_tool', params: { tool: 'a' } }));
+    for (const id of [1, 2])
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'hook.before_tool', params: { tool: 'a' } }));
     // The pong comes after the gateway read the call (frames of one socket are read in order).
     ws.ping();
     await new Promise((r) => ws.once('pong', r));
@@ -185,7 +189,13 @@ describe('a WebSocket whose upgrade raced a reload', () => {
 
     expect(await reloaded).toMatchObject({ ok: true });
     expect(await closed).toBe(1008);
-    expect(messages).toEqual([]);
+    expect(messages).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: expect.objectContaining({ message: 'too many calls in flight (limit 1)' }),
+      },
+    ]);
     expect(recorder().calls).toEqual([]);
   });
 });
