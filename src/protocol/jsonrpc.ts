@@ -3,6 +3,8 @@
  * but hookgate accepts any JSON-RPC id from HTTP/WS clients and echoes it back untouched.
  */
 
+import { firstJsonChar } from '../core/json-array-count.js';
+
 export type JsonRpcId = number | string;
 
 export interface JsonRpcRequest {
@@ -159,8 +161,18 @@ export function validateEnvelope(value: unknown, options: EnvelopeOptions = {}):
   };
 }
 
-/** Parses one message from text. Never throws. */
+/**
+ * Parses one message from text. Never throws. A batch (a JSON array) is refused before it is
+ * parsed: it would be refused after, and parsing megabytes of small objects only to refuse them
+ * blocks the event loop.
+ */
 export function parseMessage(text: string): ParseOutcome {
+  if (firstJsonChar(text) === '[') {
+    return {
+      ok: false,
+      response: failure(null, ErrorCode.InvalidRequest, 'a JSON-RPC message must be an object (no batches)'),
+    };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

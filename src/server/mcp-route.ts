@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Principal } from '../auth/principal.js';
 import type { HookRuntime } from '../config/runtime.js';
+import { countArrayElements } from '../core/json-array-count.js';
 import { Refusal } from '../limits/types.js';
 import { InjectedToolsCache } from '../mcp/injected-tools.js';
 import type { HookCallOutcome, McpHookPort } from '../mcp/port.js';
@@ -19,6 +20,9 @@ export interface McpRouteDeps {
   metrics: Metrics;
   maxBodyBytes: number;
 }
+
+/** The most messages one JSON-RPC batch may hold: the MCP SDK's own bound (MAX_BATCH_SIZE). */
+export const MAX_BATCH = 100;
 
 /** The audit lines' `dialect` for calls that came in as MCP tool calls. */
 const MCP = 'mcp';
@@ -44,6 +48,18 @@ export function mcpRoute(deps: McpRouteDeps) {
     async post(c: McpContext): Promise<Response> {
       if (gateway.draining) throw httpError(503, 'unavailable', 'gateway is shutting down');
       const text = await readBodyLimited(c, maxBodyBytes);
+      // The SDK refuses a larger batch too, but only after the whole body is parsed and (here)
+      // every element counted: for a few MB of small elements that blocks every tenant.
+      if ((countArrayElements(text, MAX_BATCH) ?? 0) > MAX_BATCH) {
+        return c.json(
+          {
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH} messages` },
+          },
+          400,
+        );
+      }
       let body: unknown;
       try {
         body = JSON.parse(text);

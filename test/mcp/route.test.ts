@@ -147,6 +147,24 @@ describe('MCP route transport', () => {
     expect(big.status).toBe(413);
   });
 
+  it('refuses a batch of more than 100 messages from its 101st element on, before parsing the rest', async () => {
+    const token = await gw.token();
+    const ping = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+    const pings = (n: number) => Array.from({ length: n }, (_, i) => ping(i + 1)).join(',');
+    // What follows element 101 is never read: not even its being no JSON makes a parse error.
+    const over = await mcpPost(gw, 'rec', `[${pings(101)}, this is not JSON`, token);
+    expect(over.status).toBe(400);
+    expect(await over.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: Batch must not exceed 100 messages' },
+    });
+    // 100 are served, each answered.
+    const full = await mcpPost(gw, 'rec', `[${pings(100)}]`, token);
+    expect(full.status).toBe(200);
+    expect(((await full.json()) as unknown[]).length).toBe(100);
+  });
+
   it('answers stateless JSON: no session id, application/json', async () => {
     const token = await gw.token();
     const res = await mcpPost(

@@ -43,6 +43,18 @@ describe('POST /v1/tenants/{tenant}/hooks/{hook}: JSON-RPC edges', () => {
     });
   });
 
+  it('refuses a batch (a JSON array) before parsing it: what follows its "[" is never read', async () => {
+    const r = await raw('tools', '[{"jsonrpc":"2.0","id":1,"method":"hook.hello"}, this is not JSON');
+    expect(r).toEqual({
+      status: 200,
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'a JSON-RPC message must be an object (no batches)' },
+      },
+    });
+  });
+
   it.each([
     ['not an object', '[1,2]', -32600],
     ['wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"hook.before_tool"}', -32600],
