@@ -174,14 +174,12 @@ function tryCgroup2(mounts: CgroupMount[], own: Map<string, string>): { parent: 
     }
     sweepStale(dir);
     const parent = join(dir, OWN_DIR);
-    mkdirSync(parent, { recursive: true });
-    if (!enabledBelow(parent)) writeFileSync(join(parent, 'cgroup.subtree_control'), '+pids +memory');
+    registerExitSweep([parent]);
     const probe = makeCgroups({ kind: 'cgroup2', parent, sh: '' }, 'probe', {
       pids: 8,
       memoryBytes: 2 ** 25,
     });
     removeNow(probe);
-    registerExitSweep([parent]);
     return { parent };
   } catch (err) {
     return `${dir}: ${(err as Error).message}`;
@@ -213,12 +211,12 @@ function tryCgroup1(
       }
       sweepStale(dir);
       parents[controller] = join(dir, OWN_DIR);
-      mkdirSync(parents[controller], { recursive: true });
     } catch (err) {
       return `${dir}: ${(err as Error).message}`;
     }
   }
   const found = { pids: parents.pids!, memory: parents.memory! };
+  registerExitSweep([...new Set([found.pids, found.memory])]);
   try {
     const probe = makeCgroups({ kind: 'cgroup1', parents: found, sh: '' }, 'probe', {
       pids: 8,
@@ -228,7 +226,6 @@ function tryCgroup1(
   } catch (err) {
     return (err as Error).message;
   }
-  registerExitSweep([...new Set([found.pids, found.memory])]);
   return found;
 }
 
@@ -250,6 +247,7 @@ function makeCgroups(support: CgroupSupport, name: string, limits: HookLimits): 
   };
   try {
     if (support.kind === 'cgroup2') {
+      ensureParent(support.parent, true);
       const dir = join(support.parent, name);
       mkdirSync(dir);
       made.push(dir);
@@ -260,6 +258,8 @@ function makeCgroups(support: CgroupSupport, name: string, limits: HookLimits): 
       // Kill the whole hook on OOM, not one of its processes: a half-killed hook may hang.
       write(dir, 'memory.oom.group', '1', true);
     } else {
+      ensureParent(support.parents.pids, false);
+      ensureParent(support.parents.memory, false);
       const pids = join(support.parents.pids, name);
       mkdirSync(pids);
       made.push(pids);
@@ -342,8 +342,20 @@ export function limitSpawn(
   };
 }
 
-const REMOVE_TRIES = 100;
-const REMOVE_RETRY_MS = 100;
+const REMOVE_TRIES = 60;
+const REMOVE_FIRST_RETRY_MS = 5;
+const REMOVE_MAX_RETRY_MS = 200;
+
+/**
+ * `hookgate-<pid>` exists only while this process has hook cgroups: made with the first, removed
+ * with the last, so a gateway that ends without an exit handler (killed) leaves nothing once its
+ * hooks are gone. On v2 it hands pids and memory down to the hooks' cgroups.
+ */
+function ensureParent(dir: string, v2: boolean): void {
+  if (existsSync(dir)) return;
+  mkdirSync(dir, { recursive: true });
+  if (v2 && !enabledBelow(dir)) writeFileSync(join(dir, 'cgroup.subtree_control'), '+pids +memory');
+}
 
 /**
  * Kills what is left in the cgroups and removes them. The sandbox's processes die with bwrap, but
@@ -352,7 +364,8 @@ const REMOVE_RETRY_MS = 100;
 function removeWhenEmpty(dirs: string[], tries = 0): void {
   const left = removeNow(dirs);
   if (left.length === 0 || tries >= REMOVE_TRIES) return;
-  setTimeout(() => removeWhenEmpty(left, tries + 1), REMOVE_RETRY_MS).unref();
+  const delay = Math.min(REMOVE_FIRST_RETRY_MS * 2 ** tries, REMOVE_MAX_RETRY_MS);
+  setTimeout(() => removeWhenEmpty(left, tries + 1), delay).unref();
 }
 
 /** One pass: kill, rmdir. Returns the dirs still there (busy). */
@@ -368,7 +381,16 @@ function removeNow(dirs: string[]): string[] {
       else left.push(dir);
     }
   }
+  if (live.size === 0) for (const p of parentDirs) tryRmdir(p);
   return left;
+}
+
+function tryRmdir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Gone already, or busy (a hook cgroup made meanwhile): it goes with the last one.
+  }
 }
 
 function killAll(dir: string): void {
@@ -417,23 +439,23 @@ function alive(pid: number): boolean {
   }
 }
 
-let exitSweep: string[] | undefined;
+/** This process's `hookgate-<pid>` directories, one per hierarchy. */
+const parentDirs = new Set<string>();
+const EXIT_TRIES = 50;
+const EXIT_RETRY_MS = 20;
 
 /** At exit, the hooks are killed with the gateway (--die-with-parent); their cgroups go too. */
 function registerExitSweep(parents: string[]): void {
-  if (exitSweep) {
-    exitSweep.push(...parents);
-    return;
-  }
-  exitSweep = [...parents];
+  const first = parentDirs.size === 0;
+  for (const p of parents) parentDirs.add(p);
+  if (!first) return;
   process.once('exit', () => {
-    removeNow([...live]);
-    for (const p of exitSweep ?? []) {
-      try {
-        rmdirSync(p);
-      } catch {
-        // Busy (a hook still dying) or gone: the next gateway's sweep removes it.
-      }
+    // The hooks' processes are being killed right now (bwrap died with us); rmdir fails until the
+    // kernel has reaped them. Nothing else runs at exit, so wait for it here, briefly and boundedly.
+    let left = removeNow([...live]);
+    for (let i = 0; i < EXIT_TRIES && left.length > 0; i++) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, EXIT_RETRY_MS);
+      left = removeNow(left);
     }
   });
 }
