@@ -113,8 +113,8 @@ describe('HttpBackend.call', () => {
     expect(b.kind).toBe('http');
     expect(b.ready()).toBe(true);
     const params = { tool: 'get_weather', arguments: { city: 'Berlin' } };
-    expect(await b.call('hook.before_tool', params, 1000)).toEqual({ action: 'continue' });
-    expect(await b.call('hook.after_tool', {}, 1000)).toEqual({ action: 'continue' });
+    expect(await b.call('hook.before_tool', params, 10_000)).toEqual({ action: 'continue' });
+    expect(await b.call('hook.after_tool', {}, 10_000)).toEqual({ action: 'continue' });
 
     const [first, second] = srv.received;
     expect(first.verified).toBe(true);
@@ -131,7 +131,7 @@ describe('HttpBackend.call', () => {
     const other = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
     const srv = await startServer(ok);
     const b = backend(srv.url, { secrets: [other, SECRET] });
-    await b.call('hook.before_tool', {}, 1000);
+    await b.call('hook.before_tool', {}, 10_000);
     expect(srv.received[0].headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
     expect(srv.received[0].verified).toBe(true);
   });
@@ -140,17 +140,21 @@ describe('HttpBackend.call', () => {
     const srv = await startServer((req, res) =>
       reply(res, 200, JSON.stringify({ jsonrpc: '2.0', id: req.json.id, result: null })),
     );
-    expect(await backend(srv.url).call('hook.approve_tool', {}, 1000)).toBeNull();
+    expect(await backend(srv.url).call('hook.approve_tool', {}, 10_000)).toBeNull();
   });
 
   it('times out on a server that never answers, at the smaller deadline', async () => {
     const srv = await startServer(() => {});
+    // Each call has a 150 ms and a 60 s deadline: only the smaller can end it within the bound,
+    // which is far above the 2 x 150 ms a loaded machine may stretch.
     const started = Date.now();
-    expect(await codeOf(backend(srv.url).call('hook.before_tool', {}, 150))).toBe('BACKEND_TIMEOUT');
+    expect(await codeOf(backend(srv.url, { timeoutMs: 60_000 }).call('hook.before_tool', {}, 150))).toBe(
+      'BACKEND_TIMEOUT',
+    );
     expect(await codeOf(backend(srv.url, { timeoutMs: 150 }).call('hook.before_tool', {}, 60_000))).toBe(
       'BACKEND_TIMEOUT',
     );
-    expect(Date.now() - started).toBeLessThan(4000);
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('times out on a body that stalls after the headers', async () => {
@@ -163,7 +167,7 @@ describe('HttpBackend.call', () => {
 
   it('maps HTTP 500 to BACKEND_UNAVAILABLE with the status', async () => {
     const srv = await startServer((_req, res) => reply(res, 500, 'boom', 'text/plain'));
-    const err = await errorOf(backend(srv.url).call('hook.before_tool', {}, 1000));
+    const err = await errorOf(backend(srv.url).call('hook.before_tool', {}, 10_000));
     expect(err.code).toBe('BACKEND_UNAVAILABLE');
     expect(err.message).toContain('HTTP 500');
     expect(srv.received).toHaveLength(1); // calls are never retried
@@ -174,7 +178,7 @@ describe('HttpBackend.call', () => {
       res.writeHead(307, { location: 'http://127.0.0.1:1/elsewhere' });
       res.end();
     });
-    const err = await errorOf(backend(srv.url).call('hook.before_tool', {}, 1000));
+    const err = await errorOf(backend(srv.url).call('hook.before_tool', {}, 10_000));
     expect(err.code).toBe('BACKEND_UNAVAILABLE');
     expect(err.message).toContain('HTTP 307');
   });
@@ -184,7 +188,7 @@ describe('HttpBackend.call', () => {
     const url = srv.url;
     srv.server.close();
     await once(srv.server, 'close');
-    expect(await codeOf(backend(url).call('hook.before_tool', {}, 1000))).toBe('BACKEND_UNAVAILABLE');
+    expect(await codeOf(backend(url).call('hook.before_tool', {}, 10_000))).toBe('BACKEND_UNAVAILABLE');
   });
 
   it.each([
@@ -197,7 +201,7 @@ describe('HttpBackend.call', () => {
     ['an empty body', () => ''],
   ])('maps %s to BACKEND_BAD_REPLY', async (_name, body) => {
     const srv = await startServer((req, res) => reply(res, 200, body(req.json.id)));
-    expect(await codeOf(backend(srv.url).call('hook.before_tool', {}, 1000))).toBe('BACKEND_BAD_REPLY');
+    expect(await codeOf(backend(srv.url).call('hook.before_tool', {}, 10_000))).toBe('BACKEND_BAD_REPLY');
   });
 
   it('refuses a reply over maxResponseBytes', async () => {
@@ -205,7 +209,7 @@ describe('HttpBackend.call', () => {
       reply(res, 200, JSON.stringify({ jsonrpc: '2.0', id: req.json.id, result: { pad: 'x'.repeat(5000) } })),
     );
     const b = backend(srv.url, { maxResponseBytes: 1024 });
-    expect(await codeOf(b.call('hook.before_tool', {}, 1000))).toBe('BACKEND_BAD_REPLY');
+    expect(await codeOf(b.call('hook.before_tool', {}, 10_000))).toBe('BACKEND_BAD_REPLY');
   });
 
   it('refuses a reply that repeats a key (JSON.parse and Go would read it differently)', async () => {
@@ -216,7 +220,7 @@ describe('HttpBackend.call', () => {
         `{"jsonrpc":"2.0","id":${req.json.id},"result":{"approved":false,"Approved":true,"approved":false}}`,
       ),
     );
-    const err = await errorOf(backend(srv.url).call('hook.approve_tool', {}, 1000));
+    const err = await errorOf(backend(srv.url).call('hook.approve_tool', {}, 10_000));
     expect(err.code).toBe('BACKEND_BAD_REPLY');
     expect(err.message).toContain('"approved"');
   });
@@ -225,11 +229,11 @@ describe('HttpBackend.call', () => {
     const srv = await startServer((req, res) =>
       reply(res, 200, `{"id":${req.json.id},"result":{"action":"deny_tool"}}`),
     );
-    expect(await backend(srv.url).call('hook.before_tool', {}, 1000)).toEqual({ action: 'deny_tool' });
+    expect(await backend(srv.url).call('hook.before_tool', {}, 10_000)).toEqual({ action: 'deny_tool' });
     const wrongId = await startServer((req, res) =>
       reply(res, 200, `{"id":"${req.json.id}","result":{"action":"deny_tool"}}`),
     );
-    expect(await codeOf(backend(wrongId.url).call('hook.before_tool', {}, 1000))).toBe('BACKEND_BAD_REPLY');
+    expect(await codeOf(backend(wrongId.url).call('hook.before_tool', {}, 10_000))).toBe('BACKEND_BAD_REPLY');
   });
 
   it('maps a JSON-RPC error object to BACKEND_ERROR_REPLY', async () => {
@@ -240,7 +244,7 @@ describe('HttpBackend.call', () => {
         JSON.stringify({ jsonrpc: '2.0', id: req.json.id, error: { code: -32603, message: 'nope' } }),
       ),
     );
-    const err = await errorOf(backend(srv.url).call('hook.before_tool', {}, 1000));
+    const err = await errorOf(backend(srv.url).call('hook.before_tool', {}, 10_000));
     expect(err.code).toBe('BACKEND_ERROR_REPLY');
     expect(err.message).toContain('nope');
   });
@@ -248,7 +252,7 @@ describe('HttpBackend.call', () => {
   it('reuses one keep-alive connection for sequential calls', async () => {
     const srv = await startServer(ok);
     const b = backend(srv.url);
-    for (let i = 0; i < 25; i++) await b.call('hook.before_tool', { i }, 2000);
+    for (let i = 0; i < 25; i++) await b.call('hook.before_tool', { i }, 10_000);
     expect(srv.received).toHaveLength(25);
     expect(srv.connections).toBe(1);
   });
@@ -261,7 +265,7 @@ describe('HttpBackend.call', () => {
     );
     const b = backend(srv.url);
     for (let i = 0; i < 10; i++)
-      await b.call('hook.before_tool', { fail: i % 2 === 0 }, 2000).catch(() => {});
+      await b.call('hook.before_tool', { fail: i % 2 === 0 }, 10_000).catch(() => {});
     expect(srv.received).toHaveLength(10);
     expect(srv.connections).toBe(1);
   });
@@ -273,7 +277,7 @@ describe('HttpBackend.call', () => {
     await waitFor(() => srv.received.length === 1);
     await b.close();
     expect(await pending).toBe('BACKEND_CLOSED');
-    expect(await codeOf(b.call('hook.before_tool', {}, 1000))).toBe('BACKEND_CLOSED');
+    expect(await codeOf(b.call('hook.before_tool', {}, 10_000))).toBe('BACKEND_CLOSED');
     expect(b.ready()).toBe(false);
   });
 
@@ -361,7 +365,7 @@ describe('HttpBackend.notify', () => {
     b.notify('hook.runtime_event', {});
     await waitFor(() => srv.received.length === 1);
     await b.close();
-    await waitFor(() => b.eventsInFlight === 0, 1000);
+    await waitFor(() => b.eventsInFlight === 0);
     await new Promise((r) => setTimeout(r, 700));
     expect(srv.received).toHaveLength(1);
   });

@@ -251,7 +251,9 @@ describe('failure: before_tool_call blocks with a reason naming it, never throws
   it('a gateway that never answers → blocked at the plugin’s timeout', async () => {
     const started = Date.now();
     const { out } = await call({ url: url('guard', silentUrl), tokenEnv: TOKEN_ENV, timeoutMs: 300 });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The message names the 300 ms; the bound, far above it, only says the plugin's 10 s default
+    // did not apply.
+    expect(Date.now() - started).toBeLessThan(8_000);
     expect(out.blockReason).toContain('no answer within 300 ms');
   });
 
@@ -342,7 +344,7 @@ describe('the hook’s own tools: registered with OpenClaw, run by asking the ga
     );
     const started = Date.now();
     const silentOne = await run({ url: url('weather', silentUrl), tokenEnv: TOKEN_ENV, timeoutMs: 300 });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(8_000); // not the 10 s default
     expect(silentOne.content[0].text).toContain('no answer within 300 ms');
     const badConfig = await run({ url: 'ftp://x' });
     expect(badConfig.details).toMatchObject({ ok: false });
