@@ -5,7 +5,7 @@ import { ErrorCode, failure, isRequest, type JsonRpcId, parseMessage } from '../
 import type { Gateway } from './gateway.js';
 import { type ConfigSnapshot, drainBoundMs, type LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
-import { readmit } from './ws-readmit.js';
+import { type Readmission, readmit } from './ws-readmit.js';
 
 /** The slice of a WebSocket the session needs; Node's `ws` and the Workers runtime both provide it. */
 export interface SessionSocket {
@@ -68,20 +68,11 @@ export class WsSession {
     return this.inFlight;
   }
 
-  /** The hook this socket calls (after a reload that changed its config, the new one). */
-  get target(): HookRuntime {
-    return this.hook;
-  }
-
-  get token(): string | undefined {
-    return this.opts.token;
-  }
-
   /**
    * A reload changed this hook's config: calls from now on use the new one (and its backend);
    * calls in flight finish on the old backend.
    */
-  rebind(hook: HookRuntime, principal = this.principal): void {
+  private rebind(hook: HookRuntime, principal = this.principal): void {
     this.hook = hook;
     this.principal = principal;
   }
@@ -111,10 +102,21 @@ export class WsSession {
     // Another reload may land while a token is being verified: check again until nothing changed.
     while (this.stale()) {
       const now = (this.opts.live as LiveConfig).current;
-      const verdict = await readmit(
-        { hook: this.hook, token: this.opts.token, snapshot: this.snapshot as ConfigSnapshot },
-        now,
-      );
+      let verdict: Readmission;
+      try {
+        verdict = await readmit(
+          { hook: this.hook, token: this.opts.token, snapshot: this.snapshot as ConfigSnapshot },
+          now,
+        );
+      } catch (err) {
+        // Not decided is not admitted: close rather than carry calls unchecked.
+        this.opts.log.error(
+          { err: String(err), connection_id: this.opts.connectionId },
+          'could not re-check a WebSocket against the current config; closed',
+        );
+        this.close(CloseCode.InternalError, 'gateway error');
+        return;
+      }
       if (this.closed) return;
       if (verdict.kind === 'gone') {
         void this.retire(CloseCode.HookRemoved, verdict.reason, drainBoundMs(this.hook));
