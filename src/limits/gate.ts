@@ -47,6 +47,11 @@ export class LimitGate {
     return this.noted(hook, admission, 'call');
   }
 
+  /** Resolves a limited hook's series now, so its in-flight gauge shows 0 before its first call. */
+  track(hook: HookRuntime): void {
+    this.statsOf(hook);
+  }
+
   /** Ends an admitted call. */
   release(hook: HookRuntime, lease: Lease): void {
     lease.release();

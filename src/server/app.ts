@@ -161,7 +161,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
   const admin = requireAdmin(live);
   app.get('/metrics', admin, (c) =>
-    c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }),
+    c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }),
   );
   app.post('/admin/reload', admin, async (c) => {
     if (!deps.reload) {

@@ -58,6 +58,10 @@ export async function assembleGateway(
   // consult it (one field check per call).
   const limiter = opts.createLimiter?.({ metrics, log }) ?? new LocalLimiter();
   const limits = new LimitGate(limiter, metrics, log);
+  // Their in-flight gauges read 0 from the start rather than no data until a first call.
+  for (const tenant of config.tenants.values()) {
+    for (const hook of tenant.hooks.values()) if (hook.limits !== undefined) limits.track(hook);
+  }
   const live = new LiveConfig({ config, verifiers, backends });
   const gateway = new Gateway({ live, log, metrics, limits });
   if (!config.server.adminToken) {

@@ -71,7 +71,7 @@ export class Metrics {
       'counter',
       'Requests refused by authentication or authorisation',
     );
-    this.define('hookgate_ws_connections', 'gauge', 'Open WebSocket connections');
+    this.define('hookgate_ws_connections', 'gauge', 'Open WebSocket connections', { unlabelled: true });
     this.define('hookgate_rate_limited_total', 'counter', 'Calls and events refused by a limit, by limit');
     this.define(
       'hookgate_calls_in_flight',
@@ -97,19 +97,31 @@ export class Metrics {
     });
   }
 
-  private define(name: string, type: Family['type'], help: string): void {
-    this.families.set(name, { help, type, values: new Map() });
+  /**
+   * A gauge has a sample from the start, so a dashboard or alert sees 0 rather than no data: an
+   * unlabelled one at once, a labelled one as soon as its label set is resolved (see counter()).
+   */
+  private define(
+    name: string,
+    type: Family['type'],
+    help: string,
+    opts: { unlabelled?: boolean } = {},
+  ): void {
+    const values = new Map<string, number>();
+    if (type === 'gauge' && opts.unlabelled) values.set('', 0);
+    this.families.set(name, { help, type, values });
   }
 
   inc(name: string, labels: Labels = {}, by = 1): void {
     this.counter(name, labels)(by);
   }
 
-  /** A counter for a fixed label set, rendered once: for hot paths. */
+  /** A counter (or a gauge's adder) for a fixed label set, rendered once: for hot paths. */
   counter(name: string, labels: Labels): (by?: number) => void {
     const f = this.families.get(name);
     if (!f) return () => {};
     const key = renderLabels(labels);
+    if (f.type === 'gauge' && !f.values.has(key)) f.values.set(key, 0);
     return (by = 1) => {
       f.values.set(key, (f.values.get(key) ?? 0) + by);
     };

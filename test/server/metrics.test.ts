@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DURATION_BUCKETS, Metrics } from '../../src/server/metrics.js';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { histogram, parseExposition } from '../helpers/prometheus.js';
 import { recorder } from '../helpers/recording-hook.js';
 
@@ -39,13 +39,42 @@ describe('Metrics histograms', () => {
   });
 });
 
+describe('Metrics gauges', () => {
+  it('expose a sample from the start: 0 for an unlabelled gauge, 0 for a label set once resolved', () => {
+    const m = new Metrics();
+    const exp = parseExposition(m.render());
+    expect(exp.types.get('hookgate_ws_connections')).toBe('gauge');
+    expect(exp.value('hookgate_ws_connections')).toBe(0);
+    m.counter('hookgate_calls_in_flight', { tenant: 't', hook: 'h' });
+    expect(parseExposition(m.render()).value('hookgate_calls_in_flight', { tenant: 't', hook: 'h' })).toBe(0);
+  });
+});
+
 describe('/metrics of a running gateway', () => {
   const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' }, modes: ['tool'] };
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway({ tenants: { acme: tenantDoc({ tools: rec }) } });
+    gw = await startTestGateway({
+      tenants: { acme: tenantDoc({ tools: rec, limited: { ...rec, limits: { max_in_flight: 2 } } }) },
+    });
   });
   afterAll(() => gw?.close());
+
+  it('answers in the Prometheus text format 0.0.4, charset included', async () => {
+    const res = await fetch(`${gw.url}/metrics`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  });
+
+  it('shows every gauge before anything happened: no WebSocket yet, no call in flight for a limited hook', async () => {
+    const exp = parseExposition(await gw.metricsText());
+    expect(exp.value('hookgate_ws_connections')).toBe(0);
+    expect(exp.value('hookgate_calls_in_flight', { tenant: 'acme', hook: 'limited' })).toBe(0);
+    // Only hooks with limits are counted in flight.
+    expect(exp.find('hookgate_calls_in_flight', { hook: 'tools' })).toEqual([]);
+  });
 
   it('times every call through the gateway per tenant, hook and method', async () => {
     const labels = { tenant: 'acme', hook: 'tools', method: 'hook.before_tool' };
