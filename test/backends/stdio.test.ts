@@ -236,6 +236,34 @@ describe('stdio backend: spawning', () => {
     await rm(dir, { recursive: true, force: true });
   }, 10_000);
 
+  it("retries a spawn whose wrapper failed (the hook's cgroup could not be made) and releases each spawn once it exits", async () => {
+    let attempts = 0;
+    let released = 0;
+    const { backend, lines, call } = standalone({
+      wrap: (spec) => {
+        attempts++;
+        if (attempts === 1) throw new Error('cannot make a cgroup: EBUSY');
+        return {
+          ...spec,
+          release: () => {
+            released++;
+          },
+        };
+      },
+    });
+    await expect(backend.start()).rejects.toMatchObject({ code: 'BACKEND_UNAVAILABLE' });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'hook did not start', err: 'cannot make a cgroup: EBUSY' }),
+    );
+    await expect.poll(() => backend.ready(), { timeout: 5000, interval: 50 }).toBe(true);
+    expect(released).toBe(0);
+    await call('crash').catch(() => {});
+    await expect.poll(() => released, { timeout: 5000, interval: 50 }).toBe(1);
+    await expect.poll(() => backend.ready(), { timeout: 5000, interval: 50 }).toBe(true);
+    await backend.close();
+    expect(released).toBe(2);
+  }, 15_000);
+
   it('makes /readyz ready again without a gateway restart', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
     const path = join(dir, 'hook.sh');
