@@ -12,6 +12,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Tests spawn real processes and sockets; two cores are all CI has.
     maxWorkers: 2,
+    // expect.poll waits for an event; its deadline is an upper bound a loaded machine never
+    // comes near (the default, 1 s, it can).
+    expect: { poll: { timeout: 10_000 } },
     // Every skipped test is listed after the run with why it skipped (test/helpers/skip-reporter.ts);
     // CI collects counts from a JSON report next to the usual output.
     reporters: [

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { paramsFrom } from '../policy/helpers.js';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { fetchMetrics, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { recorder } from '../helpers/recording-hook.js';
 
 const ADMIN = 'http-test-admin-token-0123456789-abcdefghij';
@@ -224,6 +224,13 @@ describe('modes, hello and events', () => {
   });
 
   it('does not deliver events to a hook without observe', async () => {
+    const dropped = async () =>
+      Number(
+        /hookgate_events_total\{[^}]*hook="tools"[^}]*outcome="dropped"[^}]*\} (\d+)/.exec(
+          await fetchMetrics(gw.url, ADMIN),
+        )?.[1] ?? 0,
+      );
+    const before = await dropped();
     const token = await gw.token();
     const res = await gw.post(
       'acme',
@@ -232,7 +239,8 @@ describe('modes, hello and events', () => {
       token,
     );
     expect(res.status).toBe(202);
-    await new Promise((r) => setTimeout(r, 50));
+    // The gateway counts the event it drops: once counted, it is never delivered.
+    await expect.poll(dropped, { timeout: 10_000 }).toBe(before + 1);
     expect(recorder().calls).toEqual([]);
   });
 });

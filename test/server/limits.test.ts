@@ -131,7 +131,7 @@ describe('limits over WebSocket', () => {
     ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     for (const id of [1, 2, 3, 4]) ws.send(JSON.stringify(call(id)));
-    await expect.poll(() => messages.length, { timeout: 3000 }).toBe(4);
+    await expect.poll(() => messages.length, { timeout: 10_000 }).toBe(4);
     const byId = (id: number) => messages.find((m) => m.id === id);
     expect(byId(1).result).toEqual({ action: 'continue' });
     expect(byId(2).result).toEqual({ action: 'continue' });
@@ -145,7 +145,7 @@ describe('limits over WebSocket', () => {
     }
     // Still open: hello (not limited) is answered on the same socket.
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'hook.hello', params: {} }));
-    await expect.poll(() => byId(5)?.result?.ok, { timeout: 3000 }).toBe(true);
+    await expect.poll(() => byId(5)?.result?.ok, { timeout: 10_000 }).toBe(true);
     expect(ws.readyState).toBe(WebSocket.OPEN);
     ws.close();
   });
@@ -162,7 +162,7 @@ describe('in-flight limits', () => {
       return { action: 'continue' };
     };
     const held = [post('busy', 'h'), post('busy', 'h')];
-    await expect.poll(() => recorder().calls.length, { timeout: 3000 }).toBe(2);
+    await expect.poll(() => recorder().calls.length, { timeout: 10_000 }).toBe(2);
     expect(await metric('hookgate_calls_in_flight{tenant="busy",hook="h"}')).toBe(2);
     const over = await post('busy', 'h');
     expect(over.status).toBe(429);
@@ -170,7 +170,7 @@ describe('in-flight limits', () => {
     expect((await over.json()).error.message).toContain('hook_in_flight');
     // g has no limit of its own; the tenant allows 3 in flight, 2 are taken by h.
     const third = post('busy', 'g');
-    await expect.poll(() => recorder().calls.length, { timeout: 3000 }).toBe(3);
+    await expect.poll(() => recorder().calls.length, { timeout: 10_000 }).toBe(3);
     const tenantOver = await post('busy', 'g');
     expect(tenantOver.status).toBe(429);
     expect((await tenantOver.json()).error.message).toContain('tenant_in_flight');
@@ -194,7 +194,7 @@ describe('events over the limit', () => {
     const codes: number[] = [];
     for (let i = 0; i < 5; i++) codes.push((await post('obs', 'h', event)).status);
     expect(codes).toEqual([202, 202, 202, 202, 202]);
-    await expect.poll(() => recorder().calls.length, { timeout: 3000 }).toBe(2);
+    await expect.poll(() => recorder().calls.length, { timeout: 10_000 }).toBe(2);
     expect(await metric('hookgate_events_total{tenant="obs",hook="h",outcome="rate_limited"}')).toBe(3);
     expect(await metric('hookgate_rate_limited_total{tenant="obs",hook="h",limit="hook_rate"}')).toBe(3);
     // Events used the rate: calls are over it too.
