@@ -37,7 +37,9 @@ describe.each(transcriptFiles())('PicoClaw → bridge → gateway → hook: %s',
     });
     const token = await gw.token({ hooks: [name] });
     host = new TestHost(
-      ['--url', `${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/${name}/ws`, '--timeout-ms', '2000'],
+      // Longer than the hook's own deadline (3 s): a call the hook leaves unanswered gets the
+      // gateway's failure answer, not the bridge's.
+      ['--url', `${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/${name}/ws`, '--timeout-ms', '20000'],
       {
         HOOKGATE_TOKEN: token,
       },
@@ -64,7 +66,7 @@ describe.each(transcriptFiles())('PicoClaw → bridge → gateway → hook: %s',
     for (const n of t.notifications) host.notify(n.method, n.params);
     for (const [i, ex] of t.exchanges.entries()) {
       expect(ids[i]).toBe(ex.request.id);
-      const answer = await host.answer(ids[i], 5000);
+      const answer = await host.answer(ids[i], 30_000);
       expect(answer.error).toBeUndefined();
       const expected = helloFailed ? undefined : matchingReply(ex);
       const want = hostEffect(

@@ -86,7 +86,10 @@ export function trustedTranscriptHook(t: Transcript) {
       rewrite_model: true,
       conversation_access: true,
     },
-    timeout_ms: 500,
-    approval_timeout_ms: 500,
+    // One transcript's hook never answers a call with its id (20-ignored-hook-lines): that call
+    // waits the whole deadline. Every other call is answered at once, but by a real process, which
+    // a loaded machine can make take a while: a deadline that tolerates that, and costs 3 s once.
+    timeout_ms: 3000,
+    approval_timeout_ms: 3000,
   };
 }
