@@ -261,13 +261,12 @@ describe('toFetchHandler behind node:http, called by HttpBackend', () => {
     const url = await serve(toFetchHandler(hook, { secret: SECRET }));
     const log = { debug() {}, info() {}, warn() {}, error() {} };
     const backend = new HttpBackend(
-      { url, secrets: [SECRET], timeoutMs: 2000 },
+      { url, secrets: [SECRET], timeoutMs: 10_000 },
       { tenant: 'acme', hook: 'w', modes: ['tool', 'observe'], log },
     );
-    expect(await backend.call('hook.after_tool', {}, 2000)).toEqual({ action: 'continue' });
+    expect(await backend.call('hook.after_tool', {}, 10_000)).toEqual({ action: 'continue' });
     backend.notify('hook.runtime_event', { kind: 'agent.turn.end' });
-    const deadline = Date.now() + 5000;
-    while (backend.eventsInFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => backend.eventsInFlight).toBe(0);
     expect(seen).toEqual(['acme/w', 'agent.turn.end']);
     await backend.close();
   });
