@@ -69,7 +69,7 @@ beforeAll(async () => {
           keys: [
             { kid: 'k1', alg: 'HS256', secret: SECRET },
             { kid: 'k2', alg: 'EdDSA', public_key: edPem },
-            { jwks_url: jwksUrl, algs: ['RS256'], timeout_ms: 500 },
+            { jwks_url: jwksUrl, algs: ['RS256'], timeout_ms: 10_000 }, // a local server: far above its time
           ],
         },
         hooks: { weather: weatherHook, other: weatherHook },
