@@ -33,6 +33,8 @@ export interface BridgeStats {
 export class StdioBridge {
   private readonly calls = new Set<Call>();
   private outbox: string[] = [];
+  /** Waiting for every call read so far to be answered (see idle()). */
+  private idleWaiters: (() => void)[] = [];
   private upstreamStarted = false;
   private stopped = false;
   readonly stats: BridgeStats = { calls: 0, failures: 0, replaced: 0 };
@@ -90,6 +92,15 @@ export class StdioBridge {
 
   get pending(): number {
     return this.calls.size;
+  }
+
+  /**
+   * Resolves once every call read so far has its answer written to stdout: each by its own
+   * deadline at the latest, so this waits no longer than the longest of them.
+   */
+  idle(): Promise<void> {
+    if (this.calls.size === 0 && this.outbox.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** PicoClaw's startup waits on hello with no timeout of its own: answer it now, connect after. */
@@ -212,5 +223,8 @@ export class StdioBridge {
     const lines = this.outbox;
     this.outbox = [];
     this.stdout.write(lines.length === 1 ? lines[0] : lines.join(''));
+    if (this.calls.size === 0 && this.idleWaiters.length > 0) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
   };
 }

@@ -30,9 +30,12 @@ export type RunBridgeOptions = BridgeOptions &
   };
 
 export interface BridgeHandle {
-  /** Resolves with the exit code once stdin has ended and the upstream is closed. */
+  /**
+   * Resolves with the exit code once stdin has ended, every call read before that is answered and
+   * the upstream is closed.
+   */
   readonly done: Promise<number>;
-  /** Stops as if stdin had ended. */
+  /** Stops as if stdin had ended: the calls in flight are answered first. */
   close(): Promise<number>;
   stats(): BridgeStats & { eventsForwarded: number; eventsDropped: number; pending: number };
 }
@@ -128,7 +131,13 @@ export async function runBridge(options: RunBridgeOptions): Promise<BridgeHandle
       stdin.removeListener('data', onData);
       // A paused stdin no longer holds the event loop open (close() may come before EOF).
       stdin.pause();
+      // Lines read but held back while stdout was full are handled too: they were read.
       flow.release(false);
+      // What was read is finished before exiting, as the SDK's serveStdio does: every call in
+      // flight gets its real answer (or its failure answer at its deadline), written out, and only
+      // then does the upstream close. `printf '<call>\n' | hookgate bridge` answers the call.
+      // PicoClaw itself closes stdin only when it stops, and kills us 2 s later.
+      await bridge.idle();
       bridge.stop();
       events.close();
       await upstream.close().catch(() => undefined);
