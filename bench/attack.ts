@@ -50,7 +50,7 @@ const secrets = {
   ATTACK_ADMIN_TOKEN: randomBytes(32).toString('base64url'),
 };
 const key = (env: string) => ({ auth: { keys: [{ kid: 'k1', alg: 'HS256', secret: `env:${env}` }] } });
-const hostile = (how?: string, extra: { tools?: string[]; sandbox?: object } = {}) => ({
+const hostile = (how?: string, extra: { tools?: string[]; sandbox?: object; timeoutMs?: number } = {}) => ({
   backend: {
     type: 'stdio',
     command: [process.execPath, join(REPO_ROOT, 'bench/children/hostile-hook.mjs'), ...(how ? [how] : [])],
@@ -58,11 +58,12 @@ const hostile = (how?: string, extra: { tools?: string[]; sandbox?: object } = {
   },
   modes: ['tool'],
   tools: extra.tools ?? [],
-  timeout_ms: 500,
+  timeout_ms: extra.timeoutMs ?? 500,
 });
 // The bombs need per-hook limits: a gateway without them (--legacy) does not get them.
 const bombs = (port: number) => ({
-  forkbomb: hostile(undefined, { tools: [`forkbomb:${phaseMs}`] }),
+  // Forking up to the limit takes a while on a loaded machine: its answer (how many) must get back.
+  forkbomb: hostile(undefined, { tools: [`forkbomb:${phaseMs}`], timeoutMs: 10_000 }),
   membomb: hostile(undefined, { tools: ['membomb'], sandbox: { limits: { memory_mb: 128 } } }),
   hammer: hostile(undefined, { tools: [`hammer:${port}:${phaseMs}`] }),
 });
@@ -82,7 +83,10 @@ function configDocument(port: number): Record<string, unknown> {
       ...(legacy ? {} : { admin_token: 'env:ATTACK_ADMIN_TOKEN' }),
     },
     tenants: {
-      victim: { ...key('ATTACK_VICTIM_SECRET'), hooks: { weather } },
+      victim: {
+        ...key('ATTACK_VICTIM_SECRET'),
+        hooks: { weather, stdio: hostile('forks', { tools: ['get_weather'] }) },
+      },
       attacker: {
         ...key('ATTACK_ATTACKER_SECRET'),
         hooks: {
@@ -150,7 +154,7 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...secrets };
   const config = compileConfig(doc, (ref) => (ref.startsWith('env:') ? env[ref.slice(4)]! : ref));
   const victimToken = await signDevToken(config.tenants.get('victim')!, {
-    hooks: ['weather'],
+    hooks: ['weather', 'stdio'],
     ttlSeconds: 3600,
   });
   const attackerToken = await signDevToken(config.tenants.get('attacker')!, {
@@ -181,6 +185,8 @@ async function main(): Promise<void> {
   const path = '/v1/tenants/victim/hooks/weather';
   const http = new HttpClient('victim http', url, path, victimToken, 1);
   const ws = await WsClient.open('victim ws', `${url.replace('http', 'ws')}${path}/ws`, victimToken);
+  // The victim's own stdio hook, which forks on every call: what a shared process cap would starve.
+  const stdio = new HttpClient('victim stdio', url, '/v1/tenants/victim/hooks/stdio', victimToken, 1);
   const seq = { warm: 200, max: 1_000_000 };
 
   const rows: Array<Record<string, number | string>> = [];
@@ -200,25 +206,33 @@ async function main(): Promise<void> {
           bombs: !values.legacy,
         });
       }
-      const httpUs = await sequential(http, small, { ...seq, timeMs: phaseMs / 2 });
-      const wsUs = await sequential(ws, small, { ...seq, timeMs: phaseMs / 2 });
+      const httpUs = await sequential(http, small, { ...seq, timeMs: phaseMs / 3 });
+      const wsUs = await sequential(ws, small, { ...seq, timeMs: phaseMs / 3 });
+      const stdioUs = await sequential(stdio, small, { ...seq, warm: 20, timeMs: phaseMs / 3 });
       if (phase === 'attack') tallies.push(await attacker.request('stop', undefined, 20_000));
       rows.push({
         round: r,
         phase,
         http_p50_us: Math.round(p50(httpUs)),
         ws_p50_us: Math.round(p50(wsUs)),
+        stdio_p50_us: Math.round(p50(stdioUs)),
         http_p99_us: Math.round(pct(httpUs, 99)),
         ws_p99_us: Math.round(pct(wsUs, 99)),
         http_calls: httpUs.length,
         ws_calls: wsUs.length,
+        stdio_calls: stdioUs.length,
         gateway_log_lines: logLines - logBefore,
         gateway_rss_mib: +(procRssBytes(gateway.pid!) / 2 ** 20).toFixed(1),
       });
       console.log(JSON.stringify(rows[rows.length - 1]));
     }
   }
-  const errors = { http: http.errors, ws: ws.errors, last: http.lastError ?? ws.lastError };
+  const errors = {
+    http: http.errors,
+    ws: ws.errors,
+    stdio: stdio.errors,
+    last: http.lastError ?? ws.lastError ?? stdio.lastError,
+  };
   const metrics = {
     rate_limited: await metric(url, 'hookgate_rate_limited_total'),
     stderr_dropped: await metric(url, 'hookgate_hook_stderr_dropped_lines_total'),
@@ -232,10 +246,11 @@ async function main(): Promise<void> {
     ));
   await http.close();
   await ws.close();
+  await stdio.close();
   await attacker.stop();
   gateway.kill('SIGTERM');
 
-  const ratio = (k: 'http_p50_us' | 'ws_p50_us') =>
+  const ratio = (k: 'http_p50_us' | 'ws_p50_us' | 'stdio_p50_us') =>
     rows
       .filter((x) => x.phase === 'attack')
       .map(
@@ -246,13 +261,16 @@ async function main(): Promise<void> {
     http_ratio_range: ratio('http_p50_us').map((x) => +x.toFixed(2)),
     ws_ratio_median: +median(ratio('ws_p50_us')).toFixed(2),
     ws_ratio_range: ratio('ws_p50_us').map((x) => +x.toFixed(2)),
-    target: 'victim p50 under attack within 2x of idle, gateway up',
+    stdio_ratio_median: +median(ratio('stdio_p50_us')).toFixed(2),
+    stdio_ratio_range: ratio('stdio_p50_us').map((x) => +x.toFixed(2)),
+    target: 'victim p50 under attack within 2x of idle (HTTP, WebSocket), no victim call lost, gateway up',
     met:
       alive &&
       median(ratio('http_p50_us')) <= 2 &&
       median(ratio('ws_p50_us')) <= 2 &&
       !errors.http &&
-      !errors.ws,
+      !errors.ws &&
+      !errors.stdio,
     gateway_alive: alive,
     victim_errors: errors,
     gateway_log_bytes: logBytes,
@@ -260,14 +278,21 @@ async function main(): Promise<void> {
     attack_outcomes: tallies,
   };
   console.log(
-    `\nvictim p50 under attack / idle: HTTP ${summary.http_ratio_median}× (rounds ${summary.http_ratio_range.join(', ')}), WebSocket ${summary.ws_ratio_median}× (rounds ${summary.ws_ratio_range.join(', ')})`,
+    `\nvictim p50 under attack / idle: HTTP ${summary.http_ratio_median}× (rounds ${summary.http_ratio_range.join(', ')}), WebSocket ${summary.ws_ratio_median}× (rounds ${summary.ws_ratio_range.join(', ')}), its forking stdio hook ${summary.stdio_ratio_median}× (rounds ${summary.stdio_ratio_range.join(', ')})`,
   );
   console.log(
-    `gateway alive: ${alive}; victim errors: http ${errors.http}, ws ${errors.ws}${errors.last ? ` (${errors.last})` : ''}`,
+    `gateway alive: ${alive}; victim errors: http ${errors.http}, ws ${errors.ws}, stdio ${errors.stdio}${errors.last ? ` (${errors.last})` : ''}`,
   );
   console.log(`metrics: ${JSON.stringify(metrics)}`);
   console.log(`attack outcomes (last round): ${JSON.stringify(tallies[tallies.length - 1])}`);
-  console.log(`target (p50 ≤ 2× idle, nothing exits): ${summary.met ? 'met' : 'MISSED'}`);
+  console.log(
+    `target (HTTP and WebSocket p50 ≤ 2× idle, no victim call lost, nothing exits): ${summary.met ? 'met' : 'MISSED'}`,
+  );
+  // The stdio hook's ratio is reported, not judged: per-hook limits bound processes and memory, not
+  // CPU, and a hook that forks on every call feels every other process on the machine.
+  console.log(
+    `victim's forking stdio hook: p50 ${summary.stdio_ratio_median}× idle, ${errors.stdio} calls lost`,
+  );
   const out = values.json ?? join(REPO_ROOT, 'bench/results', `attack-${Date.now()}.json`);
   writeFileSync(out, JSON.stringify({ rows, summary }, null, 2));
   console.log(`results: ${out}`);

@@ -11,11 +11,14 @@
 //   hammer:<port>:<ms>  connect storms to 127.0.0.1:<port> and a range of other loopback ports for
 //                <ms>, as many connections in flight as it can hold (answered at once)
 // Anything else is answered with continue. Their tools are granted, so their answers get through.
-import { spawn } from 'node:child_process';
+// With argv[2] = "forks" it is no attacker but the victim's stdio hook: every call starts a short
+// child process (as a shell-script hook does) and answers `respond`, or `continue` when the fork failed.
+import { execFileSync, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 
 const stuck = process.argv[2] === 'stuck';
+const forks = process.argv[2] === 'forks';
 const send = (m) => process.stdout.write(`${JSON.stringify(m)}\n`);
 const reply = (id, result) => send({ jsonrpc: '2.0', id, result });
 
@@ -33,6 +36,15 @@ lines.on('line', (line) => {
     if (stuck) {
       lines.close();
       process.stdin.pause();
+    }
+    return;
+  }
+  if (forks) {
+    try {
+      execFileSync('/bin/true');
+      reply(msg.id, { action: 'respond', result: { for_llm: 'Berlin: 18 C, light rain' } });
+    } catch {
+      reply(msg.id, { action: 'continue' });
     }
     return;
   }
