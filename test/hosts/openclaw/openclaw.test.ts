@@ -98,6 +98,9 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
     expect(r.toolMessages, diag(r)).toHaveLength(1);
     expect(r.toolMessages[0]).toContain(`E2E-DENY-${m}`);
     expect(r.toolMessages[0]).not.toContain(`original-42-${m}`);
+    // The package's name matches the manifest id: OpenClaw has nothing to say about the id.
+    expect(r.installOutput).toContain('Installed plugin: hookgate');
+    expect(r.installOutput).not.toContain('differs from npm package name');
   });
 
   it('a granted rewrite: the rewritten command runs', async () => {

@@ -29,6 +29,8 @@ export interface OpenClawRun {
   /** The tools OpenClaw offered the model. */
   offered: FakeModel['offered'];
   modelRequests: number;
+  /** What `openclaw plugins install` printed (with `install`). */
+  installOutput?: string;
 }
 
 export interface RunOptions {
@@ -95,6 +97,7 @@ async function runIn(home: string, model: FakeModel, opts: RunOptions): Promise<
     ...opts.env,
   };
   let installed: Record<string, any> = {};
+  let installOutput: string | undefined;
   if (opts.install) {
     // --force: a local path is outside ClawHub's review; --accept-capabilities: the consent an
     // operator gives after reading the plugin.
@@ -114,6 +117,7 @@ async function runIn(home: string, model: FakeModel, opts: RunOptions): Promise<
       throw new Error(`openclaw plugins install failed (exit ${out.exitCode}): ${out.stdout} ${out.stderr}`);
     }
     installed = JSON.parse(readFileSync(join(stateDir, 'openclaw.json'), 'utf8'));
+    installOutput = `${out.stdout}${out.stderr}`;
   }
   const config = {
     ...installed,
@@ -177,5 +181,6 @@ async function runIn(home: string, model: FakeModel, opts: RunOptions): Promise<
     toolMessages: model.toolMessages,
     offered: model.offered,
     modelRequests: model.requests,
+    ...(installOutput === undefined ? {} : { installOutput }),
   };
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -404,6 +405,18 @@ describe('the hook’s own tools: registered with OpenClaw, run by asking the ga
       'hookgate-tools.json: tool "get_weather" is listed twice',
     ]);
     expect(readTools({}, []).problems).toEqual(['hookgate-tools.json: "tools" is not a list']);
+  });
+});
+
+describe('the plugin’s identity', () => {
+  it('one id everywhere: the manifest, the entry, and the package name (unscoped), as OpenClaw compares them on install', () => {
+    const read = (file: string) =>
+      JSON.parse(readFileSync(new URL(`../../../integrations/openclaw/${file}`, import.meta.url), 'utf8'));
+    const manifest = read('openclaw.plugin.json');
+    const pkg = read('package.json');
+    expect(entry.id).toBe(manifest.id);
+    // OpenClaw 2026.9.6 (packageNameMatchesId): the name, or the part after the scope.
+    expect(pkg.name.replace(/^@[^/]+\//, '')).toBe(manifest.id);
   });
 });
 
