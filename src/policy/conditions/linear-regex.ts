@@ -1,0 +1,659 @@
+/**
+ * CEL's `matches()` for tenant-written patterns: RE2 syntax, matched in time linear in the input
+ * (a Pike VM over a Thompson NFA: every input character advances each live state once, with no
+ * backtracking), so `(a+)+$` on a long string costs the same as `a+$`. JavaScript's RegExp
+ * backtracks and would let one pattern stall the gateway for every tenant.
+ *
+ * Only a yes/no answer is needed (CEL's `matches` is an unanchored search), so there are no
+ * captures and greedy and lazy repetitions behave the same. What RE2 refuses is refused here too
+ * (backreferences, lookaround, possessive repeats, repeat counts over 1000); an error names it.
+ * Operates on code points, as CEL strings are sequences of code points.
+ */
+import { HookgateError } from '../../lib/errors.js';
+
+export class RegexError extends HookgateError<'REGEX_INVALID'> {
+  constructor(pattern: string, message: string) {
+    super('REGEX_INVALID', `invalid regular expression ${JSON.stringify(pattern)}: ${message}`);
+    this.name = 'RegexError';
+  }
+}
+
+/** The longest pattern accepted, and the most NFA states it may compile to (RE2 has similar caps). */
+export const MAX_PATTERN_LENGTH = 2000;
+export const MAX_PROGRAM_SIZE = 10_000;
+const MAX_REPEAT = 1000;
+
+type CharTest = (cp: number) => boolean;
+type AssertKind = 'begin_text' | 'end_text' | 'begin_line' | 'end_line' | 'word' | 'not_word';
+
+type Node =
+  | { t: 'empty' }
+  | { t: 'char'; test: CharTest }
+  | { t: 'assert'; kind: AssertKind }
+  | { t: 'cat'; items: Node[] }
+  | { t: 'alt'; items: Node[] }
+  | { t: 'repeat'; node: Node; min: number; max: number };
+
+interface Flags {
+  i: boolean;
+  m: boolean;
+  s: boolean;
+}
+
+type Inst =
+  | { op: 'char'; test: CharTest; next: number }
+  | { op: 'split'; x: number; y: number }
+  | { op: 'jmp'; x: number }
+  | { op: 'assert'; kind: AssertKind; next: number }
+  | { op: 'match' };
+
+/** A compiled pattern: `test` answers whether it matches anywhere in the input. */
+export interface LinearRegex {
+  readonly source: string;
+  test(input: string): boolean;
+}
+
+export function compileLinearRegex(pattern: string): LinearRegex {
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new RegexError(pattern.slice(0, 40), `longer than ${MAX_PATTERN_LENGTH} characters`);
+  }
+  const node = new Parser(pattern).parseAll();
+  const prog = new Compiler(pattern).compile(node);
+  return { source: pattern, test: (input) => run(prog, input) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Character classes
+
+const isDigit: CharTest = (c) => c >= 48 && c <= 57;
+const isWordChar: CharTest = (c) =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+// RE2's \s is ASCII whitespace without \v: [\t\n\f\r ].
+const isSpace: CharTest = (c) => c === 9 || c === 10 || c === 12 || c === 13 || c === 32;
+const not =
+  (f: CharTest): CharTest =>
+  (c) =>
+    !f(c);
+const range =
+  (lo: number, hi: number): CharTest =>
+  (c) =>
+    c >= lo && c <= hi;
+const anyOf =
+  (tests: CharTest[]): CharTest =>
+  (c) =>
+    tests.some((t) => t(c));
+
+const POSIX: Record<string, CharTest> = {
+  alnum: anyOf([range(48, 57), range(65, 90), range(97, 122)]),
+  alpha: anyOf([range(65, 90), range(97, 122)]),
+  ascii: range(0, 127),
+  blank: (c) => c === 9 || c === 32,
+  cntrl: (c) => c <= 31 || c === 127,
+  digit: isDigit,
+  graph: range(33, 126),
+  lower: range(97, 122),
+  print: range(32, 126),
+  punct: (c) =>
+    (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126),
+  space: (c) => (c >= 9 && c <= 13) || c === 32,
+  upper: range(65, 90),
+  word: isWordChar,
+  xdigit: anyOf([range(48, 57), range(65, 70), range(97, 102)]),
+};
+
+/** Unicode classes (`\pL`, `\p{Greek}`): one code point tested by a JS property escape, linear. */
+function unicodeClass(name: string, fail: (m: string) => never): CharTest {
+  const spec = /^[A-Z][a-z]?$/.test(name) ? name : `Script=${name}`;
+  let re: RegExp;
+  try {
+    re = new RegExp(`^\\p{${spec}}$`, 'u');
+  } catch {
+    fail(`invalid character class range: \\p{${name}}`);
+  }
+  return (c) => re.test(String.fromCodePoint(c));
+}
+
+function foldCase(test: CharTest): CharTest {
+  return (c) => {
+    if (test(c)) return true;
+    const s = String.fromCodePoint(c);
+    const lower = s.toLowerCase();
+    const upper = s.toUpperCase();
+    return (
+      (lower !== s && [...lower].length === 1 && test(lower.codePointAt(0)!)) ||
+      (upper !== s && [...upper].length === 1 && test(upper.codePointAt(0)!))
+    );
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser: RE2 syntax → Node
+
+class Parser {
+  private pos = 0;
+  private readonly cps: number[];
+  constructor(private readonly pattern: string) {
+    this.cps = [...pattern].map((ch) => ch.codePointAt(0)!);
+  }
+
+  fail(message: string): never {
+    throw new RegexError(this.pattern, message);
+  }
+
+  parseAll(): Node {
+    const node = this.parseAlt({ i: false, m: false, s: false }, 0);
+    if (this.pos < this.cps.length) this.fail('unexpected )');
+    return node;
+  }
+
+  private peek(offset = 0): number | undefined {
+    return this.cps[this.pos + offset];
+  }
+
+  private parseAlt(flags: Flags, depth: number): Node {
+    if (depth > 1000) this.fail('expression nests too deeply');
+    const branches: Node[] = [];
+    const f = { ...flags };
+    for (;;) {
+      branches.push(this.parseConcat(f, depth));
+      if (this.peek() === 0x7c /* | */) {
+        this.pos++;
+        continue;
+      }
+      break;
+    }
+    return branches.length === 1 ? branches[0]! : { t: 'alt', items: branches };
+  }
+
+  /** Flags set by `(?i)` inside a group last until the group's end, across `|`: `f` is mutated. */
+  private parseConcat(f: Flags, depth: number): Node {
+    const items: Node[] = [];
+    for (;;) {
+      const c = this.peek();
+      if (c === undefined || c === 0x7c || c === 0x29 /* ) */) break;
+      let atom = this.parseAtom(f, depth);
+      if (atom === null) continue; // a flag group such as (?i)
+      atom = this.parseRepeats(atom);
+      items.push(atom);
+    }
+    if (items.length === 0) return { t: 'empty' };
+    return items.length === 1 ? items[0]! : { t: 'cat', items };
+  }
+
+  private parseRepeats(atom: Node): Node {
+    const c = this.peek();
+    let min: number;
+    let max: number;
+    const start = this.pos;
+    if (c === 0x2a /* * */) [min, max] = [0, -1];
+    else if (c === 0x2b /* + */) [min, max] = [1, -1];
+    else if (c === 0x3f /* ? */) [min, max] = [0, 1];
+    else if (c === 0x7b /* { */) {
+      const r = this.tryCounted();
+      if (!r) return atom; // RE2: a brace that does not form a repeat is a literal
+      [min, max] = r;
+    } else return atom;
+    if (c !== 0x7b) this.pos++;
+    if (this.peek() === 0x3f) this.pos++; // lazy: the same yes/no answer
+    const next = this.peek();
+    if (next === 0x2a || next === 0x2b || next === 0x3f || (next === 0x7b && this.looksCounted())) {
+      this.fail(`bad repetition operator: ${String.fromCodePoint(...this.cps.slice(start, this.pos + 1))}`);
+    }
+    return { t: 'repeat', node: atom, min, max };
+  }
+
+  private looksCounted(): boolean {
+    const save = this.pos;
+    const r = this.tryCounted();
+    this.pos = save;
+    return r !== null;
+  }
+
+  /** `{n}`, `{n,}`, `{n,m}` at pos; advances past it, or returns null and leaves pos alone. */
+  private tryCounted(): [number, number] | null {
+    const text = String.fromCodePoint(...this.cps.slice(this.pos, this.pos + 24));
+    const m = /^\{(\d+)(,(\d*))?\}/.exec(text);
+    if (!m) return null;
+    const min = Number(m[1]);
+    const max = m[2] === undefined ? min : m[3] === '' ? -1 : Number(m[3]);
+    if (min > MAX_REPEAT || max > MAX_REPEAT || (max !== -1 && max < min)) {
+      this.fail(`invalid repeat count: ${m[0]}`);
+    }
+    this.pos += [...m[0]].length;
+    return [min, max];
+  }
+
+  private parseAtom(f: Flags, depth: number): Node | null {
+    const c = this.cps[this.pos++]!;
+    switch (c) {
+      case 0x28 /* ( */:
+        return this.parseGroup(f, depth);
+      case 0x5b /* [ */:
+        return { t: 'char', test: this.parseClass(f) };
+      case 0x2e /* . */:
+        return { t: 'char', test: f.s ? () => true : (cp) => cp !== 10 };
+      case 0x5e /* ^ */:
+        return { t: 'assert', kind: f.m ? 'begin_line' : 'begin_text' };
+      case 0x24 /* $ */:
+        return { t: 'assert', kind: f.m ? 'end_line' : 'end_text' };
+      case 0x5c /* \ */:
+        return this.parseEscapeAtom(f);
+      case 0x2a:
+      case 0x2b:
+      case 0x3f:
+        return this.fail(`missing argument to repetition operator: ${String.fromCodePoint(c)}`);
+      default:
+        return this.literal(c, f);
+    }
+  }
+
+  private literal(c: number, f: Flags): Node {
+    return { t: 'char', test: f.i ? foldCase((x) => x === c) : (x) => x === c };
+  }
+
+  private parseGroup(f: Flags, depth: number): Node | null {
+    if (this.peek() === 0x3f /* ? */) {
+      this.pos++;
+      const rest = String.fromCodePoint(...this.cps.slice(this.pos, this.pos + 4));
+      if (rest.startsWith('P<') || rest.startsWith('<')) {
+        if (rest.startsWith('<=') || rest.startsWith('<!'))
+          this.fail('invalid or unsupported Perl syntax: (?<');
+        const close = this.cps.indexOf(0x3e /* > */, this.pos);
+        if (close < 0) this.fail('invalid named capture');
+        const name = String.fromCodePoint(
+          ...this.cps.slice(this.pos + (rest.startsWith('P') ? 2 : 1), close),
+        );
+        if (!/^\w+$/.test(name)) this.fail(`invalid named capture: ${name}`);
+        this.pos = close + 1;
+        return this.groupBody({ ...f }, depth);
+      }
+      // Flags: (?flags) or (?flags:re), flags from imsU with an optional - before the cleared ones.
+      const inner = { ...f };
+      let negate = false;
+      let sawFlag = false;
+      for (;;) {
+        const ch = this.cps[this.pos++];
+        if (ch === undefined) this.fail('missing closing )');
+        const s = String.fromCodePoint(ch);
+        if (s === 'i' || s === 'm' || s === 's') {
+          inner[s] = !negate;
+          sawFlag = true;
+        } else if (s === 'U') {
+          sawFlag = true; // ungreedy: the same yes/no answer
+        } else if (s === '-' && !negate) {
+          negate = true;
+          sawFlag = false;
+        } else if (s === ')' && sawFlag) {
+          Object.assign(f, inner);
+          return null;
+        } else if (s === ':' && (sawFlag || !negate)) {
+          return this.groupBody(inner, depth);
+        } else {
+          this.fail(`invalid or unsupported Perl syntax: (?${s}`);
+        }
+      }
+    }
+    return this.groupBody({ ...f }, depth);
+  }
+
+  private groupBody(f: Flags, depth: number): Node {
+    const node = this.parseAlt(f, depth + 1);
+    if (this.cps[this.pos++] !== 0x29) this.fail('missing closing )');
+    return node;
+  }
+
+  private parseEscapeAtom(f: Flags): Node {
+    const c = this.peek();
+    if (c === undefined) this.fail('trailing backslash at end of expression');
+    switch (String.fromCodePoint(c)) {
+      case 'A':
+        this.pos++;
+        return { t: 'assert', kind: 'begin_text' };
+      case 'z':
+        this.pos++;
+        return { t: 'assert', kind: 'end_text' };
+      case 'b':
+        this.pos++;
+        return { t: 'assert', kind: 'word' };
+      case 'B':
+        this.pos++;
+        return { t: 'assert', kind: 'not_word' };
+      case 'Q': {
+        this.pos++;
+        let end = this.pos;
+        while (end < this.cps.length && !(this.cps[end] === 0x5c && this.cps[end + 1] === 0x45)) end++;
+        const items = this.cps.slice(this.pos, end).map((x) => this.literal(x, f));
+        this.pos = Math.min(end + 2, this.cps.length);
+        if (items.length === 0) return { t: 'empty' };
+        return items.length === 1 ? items[0]! : { t: 'cat', items };
+      }
+    }
+    const test = this.parseEscape(true);
+    return { t: 'char', test: f.i ? foldCase(test) : test };
+  }
+
+  /** An escape after `\` that stands for characters (in or out of a class). */
+  private parseEscape(outside: boolean): CharTest {
+    const c = this.cps[this.pos++];
+    if (c === undefined) this.fail('trailing backslash at end of expression');
+    const s = String.fromCodePoint(c);
+    switch (s) {
+      case 'd':
+        return isDigit;
+      case 'D':
+        return not(isDigit);
+      case 'w':
+        return isWordChar;
+      case 'W':
+        return not(isWordChar);
+      case 's':
+        return isSpace;
+      case 'S':
+        return not(isSpace);
+      case 'p':
+      case 'P': {
+        let name: string;
+        if (this.peek() === 0x7b) {
+          const close = this.cps.indexOf(0x7d, this.pos);
+          if (close < 0) this.fail('invalid character class range: \\p{');
+          name = String.fromCodePoint(...this.cps.slice(this.pos + 1, close));
+          this.pos = close + 1;
+        } else {
+          const n = this.cps[this.pos++];
+          if (n === undefined) this.fail('invalid character class range: \\p');
+          name = String.fromCodePoint(n);
+        }
+        let negate = s === 'P';
+        if (name.startsWith('^')) {
+          negate = !negate;
+          name = name.slice(1);
+        }
+        const t = name === 'Any' ? () => true : unicodeClass(name, (m) => this.fail(m));
+        return negate ? not(t) : t;
+      }
+    }
+    const single = this.parseSingleEscape(c, outside);
+    return (x) => x === single;
+  }
+
+  /** An escape standing for one code point. */
+  private parseSingleEscape(c: number, _outside: boolean): number {
+    const s = String.fromCodePoint(c);
+    switch (s) {
+      case 'a':
+        return 7;
+      case 'f':
+        return 12;
+      case 't':
+        return 9;
+      case 'n':
+        return 10;
+      case 'r':
+        return 13;
+      case 'v':
+        return 11;
+      case 'x': {
+        if (this.peek() === 0x7b) {
+          const close = this.cps.indexOf(0x7d, this.pos);
+          const hex = close < 0 ? '' : String.fromCodePoint(...this.cps.slice(this.pos + 1, close));
+          if (!/^[0-9a-fA-F]{1,8}$/.test(hex) || Number.parseInt(hex, 16) > 0x10ffff) {
+            this.fail('invalid escape sequence: \\x{');
+          }
+          this.pos = close + 1;
+          return Number.parseInt(hex, 16);
+        }
+        const hex = String.fromCodePoint(...this.cps.slice(this.pos, this.pos + 2));
+        if (!/^[0-9a-fA-F]{2}$/.test(hex)) this.fail(`invalid escape sequence: \\x${hex}`);
+        this.pos += 2;
+        return Number.parseInt(hex, 16);
+      }
+    }
+    if (c >= 0x30 && c <= 0x37) {
+      // Octal: \0, or \1–\7 followed by another octal digit; a lone \1–\9 is a backreference,
+      // which RE2 does not have.
+      const next = this.peek();
+      const isOct = (x: number | undefined) => x !== undefined && x >= 0x30 && x <= 0x37;
+      if (c !== 0x30 && !isOct(next)) this.fail(`invalid escape sequence: \\${s}`);
+      let value = c - 0x30;
+      for (let k = 0; k < 2 && isOct(this.peek()); k++) value = value * 8 + (this.cps[this.pos++]! - 0x30);
+      return value;
+    }
+    // Any punctuation may be escaped; letters and digits only as listed above.
+    if (c < 0x80 && !isWordChar(c)) return c;
+    return this.fail(`invalid escape sequence: \\${s}`);
+  }
+
+  private parseClass(f: Flags): CharTest {
+    let negate = false;
+    if (this.peek() === 0x5e) {
+      negate = true;
+      this.pos++;
+    }
+    const parts: CharTest[] = [];
+    let first = true;
+    for (;;) {
+      const c = this.peek();
+      if (c === undefined) this.fail('missing closing ]');
+      if (c === 0x5d /* ] */ && !first) {
+        this.pos++;
+        break;
+      }
+      first = false;
+      if (c === 0x5b && this.peek(1) === 0x3a /* [: */) {
+        const text = String.fromCodePoint(...this.cps.slice(this.pos, this.pos + 12));
+        const m = /^\[:(\^?)([a-z]+):\]/.exec(text);
+        if (m) {
+          const t = POSIX[m[2]!];
+          if (!t) this.fail(`invalid character class range: ${m[0]}`);
+          parts.push(m[1] ? not(t) : t);
+          this.pos += m[0].length;
+          continue;
+        }
+      }
+      const lo = this.classAtom(parts);
+      if (lo === null) continue;
+      if (this.peek() === 0x2d /* - */ && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
+        this.pos++;
+        const hi = this.classAtom(null);
+        if (hi === null || hi < lo) this.fail('invalid character class range');
+        parts.push(range(lo, hi));
+      } else {
+        parts.push((x) => x === lo);
+      }
+    }
+    let test = anyOf(parts);
+    if (f.i) test = foldCase(test);
+    // As in RE2, a negated class matches \n (only `.` leaves it out without (?s)).
+    return negate ? not(test) : test;
+  }
+
+  /**
+   * One class member: a code point (returned, so it may start a range) or a class escape such as
+   * \d (pushed onto `parts`, null returned). `parts` null: only a code point is acceptable.
+   */
+  private classAtom(parts: CharTest[] | null): number | null {
+    const c = this.cps[this.pos++]!;
+    if (c !== 0x5c) return c;
+    const e = this.peek();
+    if (e === undefined) this.fail('missing closing ]');
+    if ('dDwWsSpP'.includes(String.fromCodePoint(e))) {
+      if (!parts) this.fail('invalid character class range');
+      parts.push(this.parseEscape(false));
+      return null;
+    }
+    this.pos++;
+    return this.parseSingleEscape(e, false);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiler: Node → program
+
+class Compiler {
+  readonly prog: Inst[] = [];
+  constructor(private readonly pattern: string) {}
+
+  compile(node: Node): Inst[] {
+    this.emit(node);
+    this.push({ op: 'match' });
+    return this.prog;
+  }
+
+  private push(inst: Inst): number {
+    if (this.prog.length >= MAX_PROGRAM_SIZE) {
+      throw new RegexError(this.pattern, `expression too large (over ${MAX_PROGRAM_SIZE} states)`);
+    }
+    this.prog.push(inst);
+    return this.prog.length - 1;
+  }
+
+  /** Instructions whose `next`/`x`/`y` is -1 are patched to the instruction that follows. */
+  private emit(node: Node): void {
+    switch (node.t) {
+      case 'empty':
+        return;
+      case 'char': {
+        const at = this.push({ op: 'char', test: node.test, next: -1 });
+        (this.prog[at] as { next: number }).next = at + 1;
+        return;
+      }
+      case 'assert': {
+        const at = this.push({ op: 'assert', kind: node.kind, next: -1 });
+        (this.prog[at] as { next: number }).next = at + 1;
+        return;
+      }
+      case 'cat':
+        for (const item of node.items) this.emit(item);
+        return;
+      case 'alt': {
+        // split L1, next ; L1: a ; jmp end ; next: split L2, ... ; last
+        const jumps: number[] = [];
+        node.items.forEach((item, k) => {
+          if (k < node.items.length - 1) {
+            const split = this.push({ op: 'split', x: -1, y: -1 });
+            (this.prog[split] as { x: number }).x = split + 1;
+            this.emit(item);
+            jumps.push(this.push({ op: 'jmp', x: -1 }));
+            (this.prog[split] as { y: number }).y = this.prog.length;
+          } else {
+            this.emit(item);
+          }
+        });
+        for (const j of jumps) (this.prog[j] as { x: number }).x = this.prog.length;
+        return;
+      }
+      case 'repeat': {
+        const { min, max } = node;
+        for (let k = 0; k < min; k++) this.emit(node.node);
+        if (max === -1) {
+          // L: split body, end ; body ; jmp L
+          const split = this.push({ op: 'split', x: -1, y: -1 });
+          (this.prog[split] as { x: number }).x = split + 1;
+          this.emit(node.node);
+          this.push({ op: 'jmp', x: split });
+          (this.prog[split] as { y: number }).y = this.prog.length;
+          return;
+        }
+        // (body (body (...)?)?)? : each optional copy may skip to the end.
+        const splits: number[] = [];
+        for (let k = min; k < max; k++) {
+          const split = this.push({ op: 'split', x: -1, y: -1 });
+          (this.prog[split] as { x: number }).x = split + 1;
+          splits.push(split);
+          this.emit(node.node);
+        }
+        for (const s of splits) (this.prog[s] as { y: number }).y = this.prog.length;
+        return;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pike VM: one pass over the input, each state at most once per position.
+
+function run(prog: Inst[], input: string): boolean {
+  const n = prog.length;
+  let clist = new Int32Array(n);
+  let nlist = new Int32Array(n);
+  let csize = 0;
+  // A state's mark is the step it was last added at: membership in O(1) without clearing.
+  const mark = new Int32Array(n).fill(-1);
+  const stack = new Int32Array(n * 2 + 2);
+  let step = 0;
+  let size = 0;
+
+  // Adds `pc0` and every state reachable from it without consuming a character to `list` (its
+  // length in `size`), with assertions judged between `prev` and `cur`. True if that reaches the
+  // match state.
+  const add = (list: Int32Array, pc0: number, prev: number, cur: number): boolean => {
+    let sp = 0;
+    stack[sp++] = pc0;
+    let matched = false;
+    while (sp > 0) {
+      const pc = stack[--sp]!;
+      if (mark[pc] === step) continue;
+      mark[pc] = step;
+      const inst = prog[pc]!;
+      switch (inst.op) {
+        case 'jmp':
+          stack[sp++] = inst.x;
+          break;
+        case 'split':
+          stack[sp++] = inst.y;
+          stack[sp++] = inst.x;
+          break;
+        case 'assert':
+          if (holds(inst.kind, prev, cur)) stack[sp++] = inst.next;
+          break;
+        case 'match':
+          matched = true;
+          break;
+        case 'char':
+          list[size++] = pc;
+          break;
+      }
+    }
+    return matched;
+  };
+
+  let prev = -1;
+  let pos = 0;
+  for (;;) {
+    const cur = pos < input.length ? input.codePointAt(pos)! : -1;
+    // Unanchored search: a new thread starts at every position (states already live are kept once).
+    size = csize;
+    if (add(clist, 0, prev, cur)) return true;
+    csize = size;
+    if (cur === -1) return false;
+    const width = cur > 0xffff ? 2 : 1;
+    const next = pos + width < input.length ? input.codePointAt(pos + width)! : -1;
+    step++;
+    size = 0;
+    for (let k = 0; k < csize; k++) {
+      const inst = prog[clist[k]!] as Extract<Inst, { op: 'char' }>;
+      if (inst.test(cur) && add(nlist, inst.next, cur, next)) return true;
+    }
+    [clist, nlist] = [nlist, clist];
+    csize = size;
+    prev = cur;
+    pos += width;
+  }
+}
+
+function holds(kind: AssertKind, prev: number, cur: number): boolean {
+  switch (kind) {
+    case 'begin_text':
+      return prev === -1;
+    case 'end_text':
+      return cur === -1;
+    case 'begin_line':
+      return prev === -1 || prev === 10;
+    case 'end_line':
+      return cur === -1 || cur === 10;
+    case 'word':
+      return isWordChar(prev) !== isWordChar(cur);
+    case 'not_word':
+      return isWordChar(prev) === isWordChar(cur);
+  }
+}

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import {
+  compileLinearRegex,
+  MAX_PROGRAM_SIZE,
+  RegexError,
+} from '../../../src/policy/conditions/linear-regex.js';
+
+/**
+ * Patterns whose meaning is the same in RE2 and in JavaScript's RegExp (with the u flag): there
+ * JavaScript is the oracle, on inputs short enough for its backtracking.
+ */
+const SHARED: string[] = [
+  'abc',
+  '^abc$',
+  'a.c',
+  'a*',
+  'ab+c',
+  'ab?c',
+  'a{2}',
+  'a{2,}b',
+  'a{1,3}b$',
+  '(ab|cd)+e',
+  '^(?:x|y|)z',
+  '[a-c]+',
+  '[^a-c]',
+  '[a\\-z]',
+  '\\d+\\.\\d+',
+  '\\w+@\\w+',
+  '\\s\\S',
+  '\\bgit\\b',
+  '\\Bit',
+  'rm\\s+-[a-z]*r[a-z]*f',
+  '(a+)+$',
+  '(a|aa)*b',
+  'x*?y',
+  '\\.env$',
+  '^/etc/(passwd|shadow)$',
+  'https?://[^/]+\\.acme\\.test/',
+  '\\x41',
+  '\\t',
+  '.',
+  '^$',
+  'é+',
+  '😀.',
+  '[😀-😂]',
+];
+const INPUTS = [
+  '',
+  'abc',
+  'xabcx',
+  'aaab',
+  'aab',
+  'cdabe',
+  'z',
+  'yz',
+  ']',
+  '-',
+  '3.14',
+  'me@host',
+  ' x',
+  'git status',
+  'digit',
+  'rm -rf /',
+  'rm -fr /',
+  'rm  -r x',
+  'aaaa',
+  'aaaa!',
+  'ab',
+  'xxy',
+  'cat .env',
+  '.envrc',
+  '/etc/passwd',
+  'https://api.acme.test/v1',
+  'http://evil.test/acme.test/',
+  'A',
+  'a\tb',
+  '\n',
+  'café',
+  '😀x',
+  '😁',
+];
+
+describe('linear-time regex: the same answers as RegExp where RE2 and JavaScript agree', () => {
+  for (const pattern of SHARED) {
+    it(pattern, () => {
+      const ours = compileLinearRegex(pattern);
+      const js = new RegExp(pattern, 'u');
+      for (const input of INPUTS) {
+        expect([input, ours.test(input)]).toEqual([input, js.test(input)]);
+      }
+    });
+  }
+});
+
+describe('linear-time regex: RE2 syntax and semantics', () => {
+  const cases: [string, string, boolean][] = [
+    ['(?i)GIT push', 'git PUSH', true],
+    ['(?i:a)b', 'AB', false],
+    ['(?i:a)b', 'Ab', true],
+    ['(?s)a.b', 'a\nb', true],
+    ['a.b', 'a\nb', false],
+    ['(?m)^b$', 'a\nb\nc', true],
+    ['^b$', 'a\nb\nc', false],
+    ['\\Aab\\z', 'ab', true],
+    ['\\Aab\\z', 'ab\n', false],
+    ['[[:digit:]]+x', 'a12x', true],
+    ['[[:^alpha:]]', 'abc', false],
+    ['\\pL+\\d', 'ab1', true],
+    ['\\p{Greek}', 'λ', true],
+    ['\\PL', 'abc', false],
+    ['\\Q.*\\E', 'a.*b', true],
+    ['\\Q.*\\E', 'ab', false],
+    ['(?P<name>x)y', 'xy', true],
+    ['\\x{1F600}', '😀', true],
+    ['\\101', 'A', true],
+    ['a{,2}', 'a{,2}', true], // not a repeat: literal braces, as in RE2
+    ['[^a]', '\n', true],
+    ['[]a]', ']', true], // a leading ] is a member, as in RE2 (JavaScript refuses it)
+  ];
+  for (const [pattern, input, expected] of cases) {
+    it(`${pattern} on ${JSON.stringify(input)} → ${expected}`, () => {
+      expect(compileLinearRegex(pattern).test(input)).toBe(expected);
+    });
+  }
+});
+
+describe('linear-time regex: what RE2 refuses is refused, with the reason', () => {
+  const refused: [string, RegExp][] = [
+    ['(a)\\1', /invalid escape sequence: \\1/],
+    ['(?=x)', /unsupported Perl syntax: \(\?=/],
+    ['(?!x)', /unsupported Perl syntax: \(\?!/],
+    ['(?<=x)y', /unsupported Perl syntax/],
+    ['a**', /bad repetition operator: \*\*/],
+    ['a++', /bad repetition operator/],
+    ['*a', /missing argument to repetition operator/],
+    ['a{1001}', /invalid repeat count/],
+    ['a{3,2}', /invalid repeat count/],
+    ['(ab', /missing closing \)/],
+    ['ab)', /unexpected \)/],
+    ['[ab', /missing closing \]/],
+    ['[z-a]', /invalid character class range/],
+    ['\\p{NoSuchScript}', /invalid character class range/],
+    ['\\q', /invalid escape sequence/],
+    ['ab\\', /trailing backslash/],
+    ['((((a{100}){100}){100}))', new RegExp(`over ${MAX_PROGRAM_SIZE} states`)],
+  ];
+  for (const [pattern, why] of refused) {
+    it(pattern, () => {
+      let error: unknown;
+      try {
+        compileLinearRegex(pattern);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(RegexError);
+      expect((error as RegexError).code).toBe('REGEX_INVALID');
+      expect((error as Error).message).toMatch(why);
+    });
+  }
+});
+
+describe('linear-time regex: patterns that make a backtracking engine explode', () => {
+  // With backtracking these take exponential time (a 30-character input already takes seconds in
+  // RegExp); here each is one pass over the input, so the test's own timeout is never near.
+  const long = `${'a'.repeat(100_000)}!`;
+  it.each([
+    ['(a+)+$', true],
+    ['(a|aa)+$', true],
+    ['(a*)*b', false],
+    ['(?:a?){40}a{40}$', true],
+    ['^(\\w+\\s?)*$', true],
+  ])('%s on 100 001 characters', (pattern, onFifty) => {
+    const re = compileLinearRegex(pattern);
+    expect(re.test(long)).toBe(false);
+    expect(re.test('a'.repeat(50))).toBe(onFifty);
+  });
+});
