@@ -1,4 +1,5 @@
 import type { HookRuntime } from '../config/runtime.js';
+import { hermesMcpServerName as serverNameOf } from '../dialects/hermes/index.js';
 import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
 
 /** Hermes events that carry nothing a hook could decide; observers get them as runtime events. */
@@ -41,9 +42,12 @@ export function hermesHooksYaml(
   return `${lines.join('\n')}\n`;
 }
 
-/** Hermes's MCP server name for a hook: its tools reach the model as `mcp__<server>__<tool>`. */
+/**
+ * Hermes's MCP server name for a hook: its tools reach the model as `mcp__<server>__<tool>`, and
+ * the Hermes route takes that prefix off (one name, kept by the dialect).
+ */
 export function hermesMcpServerName(hook: HookRuntime): string {
-  return `hookgate_${hook.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  return serverNameOf(hook.name);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { DIALECT, toHookRequest, toHostAnswer } from '../dialects/hermes/index.js';
+import { DIALECT, hermesMcpServerName, toHookRequest, toHostAnswer } from '../dialects/hermes/index.js';
 import { Refusal } from '../limits/types.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
@@ -25,7 +25,12 @@ export async function answerHermes(
   const body = await readJsonBody(c, maxBodyBytes);
   const hook = c.get('hook');
   const requestId = c.get('requestId');
-  const request = toHookRequest(body, { requestId, now: new Date().toISOString() });
+  const request = toHookRequest(body, {
+    requestId,
+    now: new Date().toISOString(),
+    ownMcpServer: hermesMcpServerName(hook.name),
+    ownTools: hook.tools,
+  });
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not a Hermes hook call: ${request.why}`);
   if (request.kind === 'event') {

@@ -28,6 +28,7 @@ beforeAll(async () => {
         writer: { ...rec, modes: ALL, grants: { rewrite_messages: true } },
         closed: { ...down, modes: ALL, on_failure: 'closed' },
         open: { ...down, modes: ALL, on_failure: 'open' },
+        'my-weather': { ...rec, modes: ['tool'], tools: ['get_weather', 'get-time'] },
       }),
       other: tenantDoc({ h: rec }),
     },
@@ -110,6 +111,25 @@ describe('POST …/hermes', () => {
       ['rewrite_arguments_not_granted', 'hermes'],
       ['rewrite_arguments_not_granted', 'picoclaw'],
     ]);
+  });
+
+  it('matches the hook’s own MCP server’s tools by their bare names, so its respond is taken', async () => {
+    recorder().answer = () => ({ action: 'respond', result: { for_llm: 'sunny' } });
+    // Server hookgate_my_weather (setup hermes); Hermes cleans get-time to get_time.
+    for (const [sent, seen] of [
+      ['mcp__hookgate_my_weather__get_weather', 'get_weather'],
+      ['mcp__hookgate_my_weather__get_time', 'get-time'],
+    ]) {
+      recorder().calls.length = 0;
+      const r = await hermes('my-weather', { ...preTool(), tool_name: sent });
+      expect(recorder().calls[0].params.tool).toBe(seen);
+      expect(r.body).toEqual({ action: 'block', message: 'sunny' });
+    }
+    // Another server's tool keeps its name, and a respond for it is refused.
+    recorder().calls.length = 0;
+    const other = await hermes('my-weather', { ...preTool(), tool_name: 'mcp__other__get_weather' });
+    expect(recorder().calls[0].params.tool).toBe('mcp__other__get_weather');
+    expect(other.body).toEqual({});
   });
 
   it('post_tool_call reaches the hook as after_tool; answered {}', async () => {

@@ -3,6 +3,7 @@ import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-me
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
 import { toToolResult } from './tool-output.js';
+import { bareToolName } from '../mcp-tool-name.js';
 
 /**
  * Claude Code HTTP-hook body → one hook call on the PicoClaw methods. Pure: the caller passes the
@@ -59,11 +60,7 @@ function idsOf(body: Record<string, unknown>): CallIds {
 const meta = (body: Record<string, unknown>, tracePath: string) => hookMeta(idsOf(body), tracePath);
 
 /** Claude Code names MCP tools `mcp__<server>__<tool>`; the hook's own server's tools by bare name. */
-export function toolName(name: string, ownMcpServer?: string): string {
-  if (ownMcpServer === undefined) return name;
-  const prefix = `mcp__${ownMcpServer}__`;
-  return name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : name;
-}
+export const toolName = bareToolName;
 
 export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest {
   if (!isPlainObject(body)) return { kind: 'invalid', why: 'body is not a JSON object' };

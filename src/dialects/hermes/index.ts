@@ -7,6 +7,7 @@ export {
   CALL_EVENTS,
   type CallEvent,
   type HookRequest,
+  hermesMcpServerName,
   type RequestOptions,
   toHookRequest,
 } from './request.js';

@@ -2,6 +2,7 @@ import { ownString, ownValue as own } from '../../lib/own-property.js';
 import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-meta.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
+import { bareToolName } from '../mcp-tool-name.js';
 
 /**
  * Hermes shell-hook payload → one hook call on the PicoClaw methods. Pure: the caller passes the
@@ -35,6 +36,33 @@ export interface RequestOptions {
   requestId: string;
   /** ISO time for the runtime event. */
   now: string;
+  /**
+   * The hook's own MCP server as Hermes names it (hermesMcpServerName): its tools arrive as
+   * `mcp__<server>__<tool>` and are matched by their bare names, as the hook declares them.
+   */
+  ownMcpServer?: string;
+  /** The hook's tools, to undo Hermes's cleaning of a bare name (`get-weather` → `get_weather`). */
+  ownTools?: ReadonlySet<string>;
+}
+
+/** Hermes cleans each part of an MCP tool's name: anything outside [A-Za-z0-9_] becomes `_`. */
+const hermesClean = (part: string) => part.replace(/[^A-Za-z0-9_]/g, '_');
+
+/**
+ * The server name hookgate gives a hook's MCP route in Hermes's `mcp_servers:` (what `hookgate
+ * setup hermes` prints); Hermes offers its tools as `mcp__<this>__<tool>`.
+ */
+export function hermesMcpServerName(hook: string): string {
+  return `hookgate_${hermesClean(hook)}`;
+}
+
+/** The tool's name as the hook knows it: a tool of its own MCP server by its bare name. */
+function hookToolName(name: string, opts: RequestOptions): string {
+  const bare = bareToolName(name, opts.ownMcpServer);
+  if (bare === name || !opts.ownTools || opts.ownTools.has(bare)) return bare;
+  // Hermes cleaned the hook's own name: the one tool of the hook that cleans to it, if only one.
+  const named = [...opts.ownTools].filter((t) => hermesClean(t) === bare);
+  return named.length === 1 ? named[0] : bare;
 }
 
 function extraOf(body: Record<string, unknown>): Record<string, unknown> {
@@ -77,7 +105,7 @@ export function toHookRequest(body: unknown, opts: RequestOptions): HookRequest 
   const toolInput = isPlainObject(input) ? input : {};
   const params: Record<string, unknown> = {
     meta: meta(body, callEvent === 'pre_tool_call' ? 'turn.tool.before' : 'turn.tool.after'),
-    tool: name,
+    tool: name.startsWith('mcp__') ? hookToolName(name, opts) : name,
     arguments: toolInput,
   };
   if (callEvent === 'pre_tool_call') return { kind: 'call', event: callEvent, method, params, toolInput };
