@@ -55,6 +55,8 @@ export class StdioBackend implements HookBackend {
   private closed = false;
   private readonly backoff: Backoff;
   private restartTimer?: ReturnType<typeof setTimeout>;
+  /** Settles when what the last spawn's wrapper made (its cgroup) is freed; close() waits for it. */
+  private released?: Promise<void>;
   private readonly maxQueuedBytes: number;
   private readonly stderrLimits: StderrLimits;
 
@@ -117,15 +119,18 @@ export class StdioBackend implements HookBackend {
     this.isReady = false;
     clearTimeout(this.restartTimer);
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-      child.once('exit', () => {
-        clearTimeout(kill);
-        resolve();
+    if (child && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      await new Promise<void>((resolve) => {
+        const kill = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        this.transport?.end();
       });
-      this.transport?.end();
-    });
+    }
+    // A closed gateway leaves nothing of its hooks behind (their cgroups), even if it exits next.
+    await this.released;
   }
 
   private log(level: 'info' | 'warn' | 'error', obj: object, msg: string): void {
@@ -152,8 +157,12 @@ export class StdioBackend implements HookBackend {
     const child = await spawnChild(run.command, [...run.args], { cwd: run.cwd, env: run.env }).catch(
       (err: Error) => err,
     );
-    if (child instanceof Error) run.release?.();
-    else if (run.release) child.once('exit', run.release);
+    const release = run.release;
+    if (child instanceof Error) this.released = Promise.resolve(release?.());
+    else if (release)
+      child.once('exit', () => {
+        this.released = Promise.resolve(release());
+      });
     if (child instanceof Error) {
       // No process means no 'exit' either: the retry has to be scheduled here.
       this.log(

@@ -74,7 +74,7 @@ export interface SpawnSpec {
   env: Record<string, string | undefined>;
   /**
    * Called once when what was spawned has exited or did not start: the wrapper frees what it made
-   * for this spawn (the hook's cgroup, src/node/sandbox-limits.ts).
+   * for this spawn (the hook's cgroup, src/node/sandbox-limits.ts); settles when that is done.
    */
-  release?: () => void;
+  release?: () => void | Promise<void>;
 }

@@ -307,7 +307,7 @@ export function limitSpawn(
   support: LimitsSupport,
   label: string,
   nproc = limits.pids,
-): SpawnSpec & { release?: () => void } {
+): SpawnSpec {
   if (support.kind === 'none') return spec;
   if (support.kind === 'rlimit') {
     return {
@@ -320,7 +320,7 @@ export function limitSpawn(
   const dirs = makeCgroups(support, name, limits);
   for (const d of dirs) live.add(d);
   const keep = spec.env.PWD !== undefined ? 'keep' : 'unset';
-  let released = false;
+  let released: Promise<void> | undefined;
   return {
     ...spec,
     command: support.sh,
@@ -335,9 +335,8 @@ export function limitSpawn(
       ...spec.args,
     ],
     release: () => {
-      if (released) return;
-      released = true;
-      removeWhenEmpty(dirs);
+      released ??= new Promise<void>((resolve) => removeWhenEmpty(dirs, resolve));
+      return released;
     },
   };
 }
@@ -361,11 +360,11 @@ function ensureParent(dir: string, v2: boolean): void {
  * Kills what is left in the cgroups and removes them. The sandbox's processes die with bwrap, but
  * the kernel takes a moment to tear a PID namespace down, and rmdir fails while any is left: retried.
  */
-function removeWhenEmpty(dirs: string[], tries = 0): void {
+function removeWhenEmpty(dirs: string[], done: () => void, tries = 0): void {
   const left = removeNow(dirs);
-  if (left.length === 0 || tries >= REMOVE_TRIES) return;
+  if (left.length === 0 || tries >= REMOVE_TRIES) return done();
   const delay = Math.min(REMOVE_FIRST_RETRY_MS * 2 ** tries, REMOVE_MAX_RETRY_MS);
-  setTimeout(() => removeWhenEmpty(left, tries + 1), delay).unref();
+  setTimeout(() => removeWhenEmpty(left, done, tries + 1), delay).unref();
 }
 
 /** One pass: kill, rmdir. Returns the dirs still there (busy). */
