@@ -1,5 +1,11 @@
 import type { Context } from 'hono';
-import { DIALECT, type RequestOptions, toHookRequest, toHostAnswer } from '../dialects/claude-code/index.js';
+import {
+  answeredLabel,
+  DIALECT,
+  type RequestOptions,
+  toHookRequest,
+  toHostAnswer,
+} from '../dialects/claude-code/index.js';
 import { Refusal } from '../limits/types.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
@@ -59,7 +65,13 @@ export async function answerClaudeCode(
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer(c, '{}');
   }
-  const origin: CallOrigin = { dialect: DIALECT, hostApproves: true, requestId };
+  const origin: CallOrigin = {
+    dialect: DIALECT,
+    hostApproves: true,
+    requestId,
+    // Audited as what Claude Code gets (a refused approval is `{}` there), not in PicoClaw's terms.
+    describeAnswer: (a) => answeredLabel(toHostAnswer(request, a)),
+  };
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   return answer(

@@ -61,6 +61,12 @@ export interface CallOrigin extends HostTraits {
   requestId?: string;
   /** Told when the call was answered by the hook's failure mode instead of by the hook (MCP says why). */
   observer?: CallObserver;
+  /**
+   * What the host is sent for an answer, in a few words, for the audit line's `answered`: a dialect
+   * whose host gets something other than the PicoClaw answer says what it got (Claude Code gets
+   * `{}` for a refused approval, which PicoClaw's terms call `continue`).
+   */
+  describeAnswer?: (answer: Record<string, unknown>) => string;
 }
 
 /** Told when a call was answered by the hook's failure mode instead of by the hook. */
@@ -495,12 +501,7 @@ export class Gateway {
     origin: CallOrigin,
   ): void {
     const hook = policy.hook;
-    const answered =
-      typeof answer === 'string'
-        ? answer
-        : 'approved' in answer
-          ? `approved:${answer.approved}`
-          : String(answer.action);
+    const answered = typeof answer === 'string' ? answer : answeredText(answer, origin);
     for (const v of violations) {
       const event: AuditEvent = {
         decision_id: crypto.randomUUID(),
@@ -522,6 +523,18 @@ export class Gateway {
       });
     }
   }
+}
+
+/** The audit's `answered` for an answer: what the host was sent, when its dialect says. */
+function answeredText(answer: Record<string, unknown>, origin: CallOrigin): string {
+  if (origin.describeAnswer) {
+    try {
+      return origin.describeAnswer(answer);
+    } catch {
+      // An answer the dialect cannot convert is answered by the failure mode: say it in PicoClaw's terms.
+    }
+  }
+  return 'approved' in answer ? `approved:${answer.approved}` : String(answer.action);
 }
 
 /** The longest a call can take before the gateway answers for it: its deadline plus the guard. */

@@ -162,6 +162,7 @@ describe('grants on the Claude Code route', () => {
       rule: 'rewrite_arguments_not_granted',
       hook: 'plain',
       tool: 'Bash',
+      answered: '{}',
     });
   });
 
@@ -188,8 +189,14 @@ describe('grants on the Claude Code route', () => {
     const before = gw.logs.audits().length;
     const r = await cc('plain', find('14', 'PermissionRequest'));
     expect(r.body).toEqual({});
+    // Audited as what Claude Code received: no decision, `{}`.
     expect(gw.logs.audits().slice(before)).toEqual([
-      expect.objectContaining({ rule: 'approve_tool_not_granted', dialect: 'claude-code', tool: 'Bash' }),
+      expect.objectContaining({
+        rule: 'approve_tool_not_granted',
+        dialect: 'claude-code',
+        tool: 'Bash',
+        answered: '{}',
+      }),
     ]);
     // PicoClaw's own approve_tool is that host's only approval: unchanged.
     const native = await gw.call('plain', 'hook.approve_tool', { tool: 'Bash', arguments: {} });

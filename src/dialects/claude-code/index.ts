@@ -2,6 +2,7 @@
  * The Claude Code dialect: Claude Code's HTTP hooks onto the hook's PicoClaw methods and back.
  * See docs/hosts/claude-code.md for the whole mapping.
  */
+export { answeredLabel } from './answered.js';
 export { toHostAnswer } from './response.js';
 export {
   CALL_EVENTS,
