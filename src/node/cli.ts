@@ -1,6 +1,6 @@
 import { ConfigError } from '../config/errors.js';
 import { HookgateError } from '../lib/errors.js';
-import { type Command, type CommandIo, parseCommandArgs } from './commands/command.js';
+import { type CommandIo, parseCommandArgs } from './commands/command.js';
 import { commands } from './commands/index.js';
 import { ownVersion } from './package-info.js';
 
@@ -11,7 +11,7 @@ function overview(): string {
     '',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'global: --help, --version, --debug (errors with their stack)',
+    'global: --help (hookgate help <command>: its options), --version (-V, -v), --debug (errors with their stack)',
   ].join('\n');
 }
 
@@ -39,19 +39,31 @@ export async function main(argv: readonly string[], io: Partial<CommandIo> = {})
     out.stderr.write(`${overview()}\n`);
     return 2;
   }
+  if (name === 'help' && rest.length > 0) {
+    // `hookgate help serve` is `hookgate serve --help`.
+    const entry = commands.find((c) => c.name === rest[0]);
+    if (!entry || rest.length > 1) {
+      out.stderr.write(`hookgate help: no command "${rest.join(' ')}" (hookgate --help lists them)\n`);
+      return 2;
+    }
+    out.stdout.write(`${(await entry.load()).help}\n`);
+    return 0;
+  }
   if (name === '--help' || name === '-h' || name === 'help') {
     out.stdout.write(`${overview()}\n`);
     return 0;
   }
-  if (name === '--version' || name === '-V') {
+  if (name === '--version' || name === '-V' || name === '-v') {
     out.stdout.write(`${ownVersion()}\n`);
     return 0;
   }
-  const command: Command | undefined = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     out.stderr.write(`hookgate: unknown command "${name}" (hookgate --help lists them)\n`);
     return 2;
   }
+  // Only the command that runs is loaded (a per-event command must start small and fast).
+  const command = await entry.load();
   const prefix = `hookgate ${command.name}`;
   try {
     const parsed = parseCommandArgs(command, rest);

@@ -18,6 +18,7 @@ import type { Metrics } from '../server/metrics.js';
 import { type ReloadOutcome, Reloader } from '../server/reload.js';
 import type { WsSession } from '../server/ws-session.js';
 import { readDocsAssets } from './docs-assets.js';
+import { trackHttpInFlight } from './http-in-flight.js';
 import { collectProcessMetrics } from './process-metrics.js';
 import { resolvePath } from './config-loader.js';
 import { redisLimiterFactory } from './redis-limiter.js';
@@ -61,7 +62,8 @@ export interface RunningGateway {
   sessions: ReadonlySet<WsSession>;
   /** Re-reads the config (see StartOptions.loadConfig) and applies it; a bad one changes nothing. */
   reload(): Promise<ReloadOutcome>;
-  close(): Promise<void>;
+  /** Answers the calls in flight (up to a grace), then stops; `why` goes into the log lines it writes. */
+  close(why?: string): Promise<void>;
 }
 
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -173,22 +175,38 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   attachWebSocket(server as import('node:http').Server, wss, app.fetch, (err) =>
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'websocket handler failed'),
   );
+  const httpCalls = trackHttpInFlight(server as import('node:http').Server);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   log.info({ url }, 'hookgate listening');
 
   let closing: Promise<void> | undefined;
-  const close = () =>
+  const close = (why?: string) =>
     (closing ??= (async () => {
+      const started = Date.now();
+      const wsCalls = () => [...sessions].reduce((n, s) => n + s.pending, 0);
+      const before = { websockets: sessions.size, ws_calls: wsCalls(), http_calls: httpCalls.count };
+      // Said first, so an operator watching a slow stop knows what it is waiting for.
+      log.info(
+        { why, in_flight: before, grace_ms: SHUTDOWN_GRACE_MS },
+        'shutting down: answering the calls in flight',
+      );
       gateway.drain();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([...sessions].map((s) => s.idle(SHUTDOWN_GRACE_MS)));
+      await Promise.all([
+        ...[...sessions].map((s) => s.idle(SHUTDOWN_GRACE_MS)),
+        httpCalls.idle(SHUTDOWN_GRACE_MS),
+      ]);
+      // What the grace did not see answered is cut below; counted before it goes.
+      const unanswered = { ws_calls: wsCalls(), http_calls: httpCalls.count };
+      const websockets = sessions.size;
       for (const s of sessions) s.close(CloseCode.GoingAway, 'server shutting down');
       // Let the close frames (and any last answers) reach the peers before cutting what is left.
       await Promise.race([
         Promise.all([...wss.clients].map((c) => new Promise((r) => c.once('close', r)))),
         new Promise((r) => setTimeout(r, CLOSE_GRACE_MS)),
       ]);
+      const terminated = wss.clients.size;
       for (const c of wss.clients) c.terminate();
       wss.close();
       keepalive.stop();
@@ -198,6 +216,19 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       await Promise.all(live.allBackends().map((b) => b.close()));
       await limiter.close?.();
       await stopped;
+      log.info(
+        {
+          ms: Date.now() - started,
+          // Of the calls in flight when the drain began (new ones were refused meanwhile).
+          drained: {
+            ws_calls: Math.max(0, before.ws_calls - unanswered.ws_calls),
+            http_calls: Math.max(0, before.http_calls - unanswered.http_calls),
+          },
+          cut: { ...unanswered, websockets_not_closing: terminated },
+          websockets_closed: websockets,
+        },
+        'shut down',
+      );
     })());
 
   return { url, port, gateway, metrics, backends, live, sessions, reload, close };

@@ -32,6 +32,20 @@ describe('hookgate (no command), --help, --version', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
     expect((await cli(['-V'])).stdout).toBe(`${pkg.version}\n`);
+    expect(await cli(['-v'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  });
+
+  it("help <command> prints that command's usage, as <command> --help does", async () => {
+    for (const { name } of commands) {
+      const help = await cli(['help', name]);
+      expect(help).toMatchObject({ code: 0, stderr: '' });
+      expect(help.stdout).toBe((await cli([name, '--help'])).stdout);
+      expect(help.stdout).toMatch(new RegExp(`^usage: hookgate ${name}`));
+    }
+    expect(await cli(['help', 'frobnicate'])).toMatchObject({
+      code: 2,
+      stderr: 'hookgate help: no command "frobnicate" (hookgate --help lists them)\n',
+    });
   });
 
   it('refuses an unknown command in one line with exit 2', async () => {
@@ -49,6 +63,16 @@ describe('every command', () => {
       expect(out.stdout).toMatch(new RegExp(`^usage: hookgate ${name}`));
       expect(out.stderr).toBe('');
     }
+  });
+
+  it.each(commands.map((c) => c.name))('%s names every flag it takes in its usage line', async (name) => {
+    const command = await commands.find((c) => c.name === name)!.load();
+    // The usage line(s): up to the first flag's own description.
+    const lines = command.help.split('\n');
+    const end = lines.findIndex((l, i) => i > 0 && /^\s+--/.test(l));
+    const usage = lines.slice(0, end === -1 ? undefined : end).join('\n');
+    if (usage.includes('[options]')) return; // bridge: the list follows
+    for (const flag of Object.keys(command.flags)) expect(usage).toContain(`--${flag}`);
   });
 
   it.each(commands.map((c) => c.name))('%s answers a usage error with one line and exit 2', async (name) => {

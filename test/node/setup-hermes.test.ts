@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { ownCommand, shellJoin } from '../../src/node/own-command.js';
 import { runCli } from '../helpers/cli.js';
+
+/** This Node and this hookgate's path, as one command line: what setup prints unless --command says otherwise. */
+const HOOKGATE = shellJoin(ownCommand());
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-hermes-'));
 const config = join(dir, 'hookgate.yaml');
@@ -40,12 +44,12 @@ describe('hookgate setup hermes', () => {
       hooks: {
         pre_tool_call: [
           {
-            command: `hookgate hermes-hook --url ${url} --timeout-ms 5000 --fail-closed`,
+            command: `${HOOKGATE} hermes-hook --url ${url} --timeout-ms 5000 --fail-closed`,
             timeout: 7,
             fail_closed: true,
           },
         ],
-        post_tool_call: [{ command: `hookgate hermes-hook --url ${url} --timeout-ms 5000`, timeout: 7 }],
+        post_tool_call: [{ command: `${HOOKGATE} hermes-hook --url ${url} --timeout-ms 5000`, timeout: 7 }],
       },
     });
     expect(r.err).toContain('HOOKGATE_TOKEN');

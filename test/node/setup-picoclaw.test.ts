@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ownCommand } from '../../src/node/own-command.js';
 import { runCli } from '../helpers/cli.js';
+
+/** This Node and this hookgate's path: what setup prints unless --command says otherwise. */
+const HOOKGATE = ownCommand();
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-picoclaw-'));
 const config = join(dir, 'hookgate.yaml');
@@ -47,7 +51,7 @@ describe('hookgate setup picoclaw', () => {
             enabled: true,
             priority: 100,
             command: [
-              'hookgate',
+              ...HOOKGATE,
               'bridge',
               '--url',
               'wss://gw.example.com/v1/tenants/acme/hooks/guard/ws',
@@ -67,7 +71,7 @@ describe('hookgate setup picoclaw', () => {
     const r = await run(['--hook', 'weather']);
     const out = JSON.parse(r.out);
     expect(out.hooks.processes.weather.command).toEqual([
-      'hookgate',
+      ...HOOKGATE,
       'bridge',
       '--url',
       'ws://127.0.0.1:8787/v1/tenants/acme/hooks/weather/ws',
@@ -90,12 +94,39 @@ describe('hookgate setup picoclaw', () => {
 
   it('deadlines past PicoClaw’s defaults: the bridge’s are raised and so must PicoClaw’s be, said on stderr', async () => {
     const r = await run(['--hook', 'slow']);
-    expect(JSON.parse(r.out).hooks.processes.slow.command.slice(4)).toEqual([
+    expect(JSON.parse(r.out).hooks.processes.slow.command.slice(HOOKGATE.length + 3)).toEqual([
       '--timeout-ms',
       '8500',
       '--approval-timeout-ms',
       '58500',
     ]);
     expect(r.err).toContain('set hooks.defaults to {"interceptor_timeout_ms":9000}');
+  });
+
+  it('--command: how the host starts hookgate, split as a shell would', async () => {
+    const r = await run(['--hook', 'watcher', '--command', 'hookgate --debug']);
+    expect(JSON.parse(r.out).hooks.processes.watcher.command.slice(0, 3)).toEqual([
+      'hookgate',
+      '--debug',
+      'bridge',
+    ]);
+    const bad = await run(['--hook', 'watcher', '--command', "'hookgate"]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^hookgate setup: --command: unclosed ' in/);
+    const wrongHost = await runCli(
+      ['setup', 'claude-code', '--config', config, '--tenant', 'acme', '--hook', 'guard', '--command', 'x'],
+      { cwd: dir },
+    );
+    expect(wrongHost.code).toBe(2);
+  });
+
+  it('needs none of the tenant’s secrets: setup signs nothing', async () => {
+    const env = { PATH: process.env.PATH };
+    const r = await runCli(['setup', 'picoclaw', '--config', config, '--tenant', 'acme', '--hook', 'guard'], {
+      cwd: dir,
+      env,
+    });
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out).hooks.processes.guard.intercept).toEqual(['before_tool', 'approve_tool']);
   });
 });

@@ -3,7 +3,6 @@ import { defineCommand } from './command.js';
 
 export const bridge = defineCommand({
   name: 'bridge',
-  summary: "PicoClaw's stdio hook, forwarding to a remote gateway (token in HOOKGATE_TOKEN)",
   help: USAGE,
   flags: BRIDGE_FLAGS,
   refuse: BRIDGE_REFUSED_FLAGS,

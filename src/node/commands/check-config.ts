@@ -4,7 +4,6 @@ import { defineCommand } from './command.js';
 
 export const checkConfig = defineCommand({
   name: 'check-config',
-  summary: 'validate a config file (secrets and paths included) without starting anything',
   help: `usage: hookgate check-config [--config FILE]
 ${CONFIG_HELP}
 Exit 0 when the config would start; 1 with every problem named by its path.`,

@@ -27,8 +27,6 @@ export interface CommandIo {
  */
 export interface Command<S extends FlagSpecs = FlagSpecs> {
   name: string;
-  /** One line for `hookgate --help`. */
-  summary: string;
   /** The whole `hookgate <name> --help` text, starting with `usage:`. */
   help: string;
   flags: S;

@@ -35,7 +35,6 @@ export function hermesRouteUrl(raw: string): string {
 
 export const hermesHook = defineCommand({
   name: 'hermes-hook',
-  summary: "a Hermes shell hook: Hermes's JSON on stdin to the gateway, Hermes's answer on stdout",
   help: `usage: hookgate hermes-hook --url URL [--fail-closed] [--no-modify] [--timeout-ms N]
   --url URL        the hook's URL: http(s)://HOST/v1/tenants/{tenant}/hooks/{hook} (…/hermes also accepted)
   --fail-closed    on any gateway failure exit 2 with the reason (and a block for pre_tool_call);

@@ -1,25 +1,64 @@
-import { bridge } from './bridge.js';
-import { checkConfig } from './check-config.js';
 import type { Command } from './command.js';
-import { hermesHook } from './hermes-hook.js';
-import { init } from './init.js';
-import { keygen } from './keygen.js';
-import { serve } from './serve.js';
-import { setup } from './setup.js';
-import { token } from './token.js';
+import { DEFAULT_CONFIG_FILE } from './config-file.js';
+
+/**
+ * One `hookgate` command as the CLI knows it before it runs: its name, its line in `hookgate --help`
+ * and how to load it. Each command's module (and everything it imports) is loaded only when that
+ * command runs: Hermes runs `hermes-hook` once per event and PicoClaw starts a `bridge` per
+ * session, and neither should pay for the gateway's server, config schema or logger.
+ */
+export interface CommandEntry {
+  name: string;
+  /** One line for `hookgate --help`. */
+  summary: string;
+  // `any`: each command has its own flag types.
+  load(): Promise<Command<any>>;
+}
 
 /**
  * Every `hookgate` command, in the order `hookgate --help` lists them. To add one: a file in this
- * folder exporting `defineCommand({...})`, and its name in this list.
+ * folder exporting `defineCommand({...})`, and its entry here (a dynamic import, never a static one).
  */
-// `any`: each command has its own flag types.
-export const commands: readonly Command<any>[] = [
-  serve,
-  token,
-  checkConfig,
-  bridge,
-  hermesHook,
-  setup,
-  keygen,
-  init,
+export const commands: readonly CommandEntry[] = [
+  {
+    name: 'serve',
+    summary: 'run the gateway (SIGHUP re-reads the config file)',
+    load: async () => (await import('./serve.js')).serve,
+  },
+  {
+    name: 'token',
+    summary: "print a dev token signed with a tenant's first HS256 key",
+    load: async () => (await import('./token.js')).token,
+  },
+  {
+    name: 'check-config',
+    summary: 'validate a config file (secrets and paths included) without starting anything',
+    load: async () => (await import('./check-config.js')).checkConfig,
+  },
+  {
+    name: 'bridge',
+    summary: "PicoClaw's stdio hook, forwarding to a remote gateway (token in HOOKGATE_TOKEN)",
+    load: async () => (await import('./bridge.js')).bridge,
+  },
+  {
+    name: 'hermes-hook',
+    summary: "a Hermes shell hook: Hermes's JSON on stdin to the gateway, Hermes's answer on stdout",
+    load: async () => (await import('./hermes-hook.js')).hermesHook,
+  },
+  {
+    name: 'setup',
+    summary:
+      "print a host's settings for one hook (picoclaw: the config.json process hook; claude-code: the .claude/settings.json hooks block; hermes: the config.yaml hooks block; openclaw: the plugin entry, and the plugin with the hook's tools)",
+    load: async () => (await import('./setup.js')).setup,
+  },
+  {
+    name: 'keygen',
+    summary: 'make an HS256 secret or an Ed25519 key pair, with the config line for it',
+    load: async () => (await import('./keygen.js')).keygen,
+  },
+  {
+    name: 'init',
+    summary: `write a ${DEFAULT_CONFIG_FILE} that runs as is (with a secret and a hook); never overwrites`,
+    load: async () => (await import('./init.js')).init,
+  },
 ];

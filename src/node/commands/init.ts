@@ -1,15 +1,19 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { DEFAULT_CONFIG_FILE } from './config-file.js';
 import { HookgateError } from '../../lib/errors.js';
+import { ownShellCommand, shellJoin } from '../own-command.js';
+import { DEFAULT_CONFIG_FILE } from './config-file.js';
 import { defineCommand } from './command.js';
 import { newSecret } from './keygen.js';
 
 const SECRET_FILE = 'hookgate.secret';
 const HOOK_FILE = 'hooks/weather.mjs';
 
-const CONFIG = `# Written by \`hookgate init\`. Start it with \`hookgate serve\` in this directory; make a token with
-#   hookgate token --tenant local --hooks weather
+/** `hookgate` is the command that starts this hookgate from the user's shell (see ownShellCommand). */
+const config = (hookgate: string) => `# Written by \`hookgate init\`. Start it in this directory with
+#   ${hookgate} serve
+# and make a token with
+#   ${hookgate} token --tenant local --hooks weather
 # Every key: README "Config". Relative paths are relative to this file.
 server:
   host: 127.0.0.1
@@ -53,15 +57,16 @@ export default {
 
 export const init = defineCommand({
   name: 'init',
-  summary: `write a ${DEFAULT_CONFIG_FILE} that runs as is (with a secret and a hook); never overwrites`,
   help: `usage: hookgate init [--dir DIR]
   --dir DIR   where to write (default: the current directory)
 Writes ${DEFAULT_CONFIG_FILE}, ${SECRET_FILE} (an HS256 secret, mode 600) and ${HOOK_FILE}; refuses if any exists.`,
   flags: { dir: { type: 'string' } },
   async run({ values }, io) {
     const dir = resolve(io.cwd, values.dir ?? '.');
+    // After `npm install hookgate` in a project, no `hookgate` is on PATH: print what runs here.
+    const hookgate = ownShellCommand(io.env);
     const files: Array<[string, string, number]> = [
-      [DEFAULT_CONFIG_FILE, CONFIG, 0o644],
+      [DEFAULT_CONFIG_FILE, config(hookgate), 0o644],
       [SECRET_FILE, `${newSecret()}\n`, 0o600],
       [HOOK_FILE, HOOK, 0o644],
     ];
@@ -83,9 +88,9 @@ Writes ${DEFAULT_CONFIG_FILE}, ${SECRET_FILE} (an HS256 secret, mode 600) and ${
       [
         `wrote ${files.map(([name]) => join(where, name)).join(', ')}`,
         'next:',
-        ...(where ? [`  cd ${where}`] : []),
-        '  hookgate serve',
-        '  hookgate token --tenant local --hooks weather',
+        ...(where ? [`  cd ${shellJoin([where])}`] : []),
+        `  ${hookgate} serve`,
+        `  ${hookgate} token --tenant local --hooks weather`,
         '',
       ].join('\n'),
     );

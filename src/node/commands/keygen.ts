@@ -11,7 +11,6 @@ export function newSecret(): string {
 
 export const keygen = defineCommand({
   name: 'keygen',
-  summary: 'make an HS256 secret or an Ed25519 key pair, with the config line for it',
   help: `usage: hookgate keygen [--alg HS256|EdDSA] [--kid K] [--out PATH]
   --alg HS256     (default) print a random secret on stdout, the config line on stderr:
                     export ACME_HOOK_SECRET=$(hookgate keygen)

@@ -12,7 +12,6 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 export const serve = defineCommand({
   name: 'serve',
-  summary: 'run the gateway (SIGHUP re-reads the config file)',
   help: `usage: hookgate serve [--config FILE | --demo] [--host H] [--port P] [--log-level L]
 ${CONFIG_HELP}
   --demo          the built-in demo (tenant "demo", hook "weather"); prints a dev token and a curl call
@@ -60,13 +59,12 @@ Without a config it refuses to start, unless --demo. SIGHUP or POST /admin/reloa
     };
     process.on('SIGHUP', onHangup);
     if (file === undefined) await printDemo(loaded.config, running.url, io);
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
     });
     process.off('SIGHUP', onHangup);
-    await running.close();
+    await running.close(signal);
     return 0;
   },
 });

@@ -1,8 +1,9 @@
-import { HookgateError } from '../../lib/errors.js';
-import { loadConfigFile } from '../config-loader.js';
 import { resolve } from 'node:path';
+import { HookgateError } from '../../lib/errors.js';
+import { ownCommand, ownShellCommand, shellJoin, splitCommand } from '../own-command.js';
 import { claudeCodeSettings } from '../setup-claude-code.js';
 import { hookRouteUrl, TOKEN_ENV } from '../setup-common.js';
+import { loadSetupConfig } from '../setup-config.js';
 import { hermesHooksYaml, hermesMcpYaml } from '../setup-hermes.js';
 import { listedByGateway, openClawSetup, writeOpenClawPlugin } from '../setup-openclaw.js';
 import { picoclawSetup } from '../setup-picoclaw.js';
@@ -14,14 +15,15 @@ const HOSTS = ['picoclaw', 'claude-code', 'hermes', 'openclaw'] as const;
 
 export const setup = defineCommand({
   name: 'setup',
-  summary:
-    "print a host's settings for one hook (picoclaw: the config.json process hook; claude-code: the .claude/settings.json hooks block; hermes: the config.yaml hooks block; openclaw: the plugin entry, and the plugin with the hook's tools)",
   help: `usage: hookgate setup picoclaw|claude-code|hermes|openclaw [--config FILE] --tenant T --hook H [--url BASE]
-         [--hermes-no-modify] [--out DIR [--force]]
+         [--command CMD] [--hermes-no-modify] [--out DIR [--force] [--from-gateway]]
 ${CONFIG_HELP}
   --tenant T      the tenant
   --hook H        the hook; only the events its modes cover are sent to it
   --url BASE      the gateway's URL as the host reaches it (default: the config's host and port)
+  --command CMD   picoclaw, hermes: how the host starts hookgate (default: this Node and this
+                  hookgate's absolute path, which run whatever the host's PATH; e.g. "hookgate"
+                  where hookgate is installed globally on the host's PATH)
   --hermes-no-modify  hermes: the Hermes release has no modify (0.19 and older); a granted rewrite
                   then blocks the call instead of being ignored
   --out DIR       openclaw: write the plugin into DIR, its manifest declaring the hook's tools
@@ -46,6 +48,7 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
     tenant: { type: 'string' },
     hook: { type: 'string' },
     url: { type: 'string' },
+    command: { type: 'string' },
     'hermes-no-modify': { type: 'boolean' },
     out: { type: 'string' },
     force: { type: 'boolean' },
@@ -61,10 +64,14 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
       usageError('--out, --force and --from-gateway are for setup openclaw');
     if (values['from-gateway'] && values.out === undefined)
       usageError('--from-gateway describes the tools of the plugin --out writes: give --out DIR');
+    if (values.command !== undefined && host !== 'picoclaw' && host !== 'hermes')
+      usageError('--command is for setup picoclaw and setup hermes (the hosts that run a hookgate command)');
+    const command = values.command === undefined ? ownCommand() : commandArgv(values.command);
     if (values.url !== undefined && !/^https?:\/\/[^/]/.test(values.url))
       usageError(`--url must be an http(s) URL, got ${JSON.stringify(values.url)}`);
     const file = requireConfigFile(values.config, io.env, io.cwd);
-    const { config } = loadConfigFile(file, io.env);
+    // No secret is read: setup prints settings, and the signing secret need not be in its environment.
+    const config = loadSetupConfig(file);
     const tenant = config.tenants.get(values.tenant);
     if (!tenant)
       throw new HookgateError('NOT_FOUND', `no tenant ${JSON.stringify(values.tenant)} in the config`);
@@ -76,9 +83,10 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
       );
     const { host: h, port } = config.server;
     const base = values.url ?? `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
-    const tokenCommand = `hookgate token --config ${file} --tenant ${values.tenant} --hooks ${values.hook}`;
+    // What the person runs here, in their shell, to make the host's token.
+    const tokenCommand = `${ownShellCommand(io.env)} token ${shellJoin(['--config', file, '--tenant', values.tenant, '--hooks', values.hook])}`;
     if (host === 'picoclaw') {
-      const { config: block, raise } = picoclawSetup(hook, base);
+      const { config: block, raise } = picoclawSetup(hook, base, { command });
       io.stdout.write(`${JSON.stringify(block, null, 2)}\n`);
       const notes: string[] = [];
       if (Object.keys(raise).length > 0)
@@ -136,7 +144,11 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
     }
     if (host === 'hermes') {
       const mcp = hermesMcpYaml(hook, base);
-      io.stdout.write(hermesHooksYaml(hook, base, { noModify: values['hermes-no-modify'] === true }) + mcp);
+      const hooks = hermesHooksYaml(hook, base, {
+        command: shellJoin(command),
+        noModify: values['hermes-no-modify'] === true,
+      });
+      io.stdout.write(hooks + mcp);
       io.stderr.write(
         `put ${mcp ? 'these "hooks:" and "mcp_servers:" blocks' : 'this "hooks:" block'} in Hermes's config.yaml, export ${TOKEN_ENV} where Hermes runs ` +
           `(${tokenCommand}) ` +
@@ -151,3 +163,13 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
     return 0;
   },
 });
+
+function commandArgv(line: string): string[] {
+  let argv: string[];
+  try {
+    argv = splitCommand(line);
+  } catch (err) {
+    return usageError(`--command: ${(err as Error).message}`);
+  }
+  return argv.length > 0 ? argv : usageError('--command needs the command that starts hookgate');
+}

@@ -14,7 +14,6 @@ const list = (s: string | undefined) =>
 
 export const token = defineCommand({
   name: 'token',
-  summary: "print a dev token signed with a tenant's first HS256 key",
   help: `usage: hookgate token --tenant T --hooks a,b [--tools x,y] [--ttl 1h] [--subject S] [--config FILE]
 ${CONFIG_HELP}
   --tenant T      the tenant the token is for

@@ -1,0 +1,44 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+/**
+ * Counts the HTTP requests a server is answering, so that shutdown can let them finish (and say
+ * how many it waited for, and how many it had to cut) before it closes the connections.
+ */
+export interface HttpInFlight {
+  readonly count: number;
+  /** Resolves when none is left, or after `timeoutMs` (the timer never keeps the process alive). */
+  idle(timeoutMs: number): Promise<void>;
+}
+
+export function trackHttpInFlight(server: Server): HttpInFlight {
+  let count = 0;
+  let waiters: Array<() => void> = [];
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    count++;
+    // 'close' comes once per response: after it is sent, or when its connection is cut.
+    res.once('close', () => {
+      count--;
+      if (count === 0) for (const w of waiters.splice(0)) w();
+    });
+  });
+  return {
+    get count() {
+      return count;
+    },
+    idle(timeoutMs) {
+      if (count === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((w) => w !== done);
+          resolve();
+        }, timeoutMs);
+        timer.unref();
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        waiters.push(done);
+      });
+    },
+  };
+}
