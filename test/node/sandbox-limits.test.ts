@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -203,6 +203,53 @@ function forker(uid: number) {
   };
   return { forked, stop };
 }
+
+const SKIP_USERNS = (!sandbox.available || !PRLIMIT) && !process.env.CI;
+const usernsNote = SKIP_USERNS
+  ? ` (skipped: needs bwrap and prlimit: ${sandbox.available ? `prlimit ${PRLIMIT ?? 'missing'}` : sandbox.reason})`
+  : '';
+
+describe.skipIf(SKIP_USERNS)(
+  `rlimits in a user namespace (an unprivileged gateway without cgroups)${usernsNote}`,
+  () => {
+    it('bounds the memory of each process of the hook by RLIMIT_DATA', () => {
+      if (!sandbox.available || !PRLIMIT) throw new Error('needs bwrap and prlimit'); // under CI
+      // 300 MiB in one string against a 128 MiB limit; 32 MiB (perl holds it twice while copying) fits.
+      const perl = (mb: number) => `my $x = "x" x (${mb} * 1024 * 1024); print "held ${mb}\n";`;
+      const run = (mb: number) => {
+        const spec = limitSpawn(
+          wrapInSandbox(
+            { command: '/usr/bin/perl', args: ['-e', perl(mb)], cwd: '/', env: { PATH: '/usr/bin:/bin' } },
+            {
+              bwrap: sandbox.bwrap,
+              identity: { kind: 'userns' },
+              host: sandbox.host,
+              readOnly: [],
+              writable: [],
+              hide: [],
+              network: true,
+              cwd: '/',
+              keepHome: false,
+            },
+          ),
+          { pids: 16, memoryBytes: 128 * 2 ** 20 },
+          { kind: 'rlimit', prlimit: PRLIMIT, reason: 'test' },
+          '',
+          1000,
+        );
+        return spawnSync(spec.command, [...spec.args], {
+          env: spec.env as NodeJS.ProcessEnv,
+          encoding: 'utf8',
+        });
+      };
+      expect(run(32).stdout).toBe('held 32\n');
+      const over = run(300);
+      expect(over.stdout).toBe('');
+      expect(over.status).not.toBe(0);
+      expect(over.stderr).toMatch(/Out of memory/);
+    });
+  },
+);
 
 describe.skipIf(SKIP_UIDS)(`rlimits with a uid per hook (a root gateway without cgroups)${uidNote}`, () => {
   it('gives each hook a stable uid of its own in the reserved range', () => {
