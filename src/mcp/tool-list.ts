@@ -30,6 +30,24 @@ export function listTools(tools: Iterable<string>, sources: DefinitionSources): 
 }
 
 /**
+ * The hook's tools this server offers: none named as a host names an MCP tool (`mcp_<server>_<tool>`
+ * in PicoClaw, `mcp__<server>__<tool>` in Claude Code and Hermes). Such a name is how a host shows
+ * one of these tools, never one of them: listed, it would reach the model prefixed once more
+ * (`mcp_hookgate_mcp_hookgate_get_weather` in PicoClaw), a tool nobody serves. The hook may still
+ * keep it in `tools` for the host's own tool calls on its other routes.
+ */
+export function servedTools(tools: ReadonlySet<string>): ReadonlySet<string> {
+  for (const name of tools) {
+    if (isHostMcpName(name)) return new Set([...tools].filter((t) => !isHostMcpName(t)));
+  }
+  return tools;
+}
+
+function isHostMcpName(name: string): boolean {
+  return name.startsWith('mcp_');
+}
+
+/**
  * PicoClaw ToolDefinitions (`{type:"function",function:{name,description,parameters}}`, from an
  * SDK hook or a before_llm answer) by name, for the names in `wanted`. Entries of any other shape
  * are skipped: they come from a hook, not from the config, and one bad entry must not hide the rest.

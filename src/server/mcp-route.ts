@@ -6,6 +6,7 @@ import { Refusal } from '../limits/types.js';
 import { InjectedToolsCache } from '../mcp/injected-tools.js';
 import type { HookCallOutcome, McpHookPort } from '../mcp/port.js';
 import { mcpService } from '../mcp/server.js';
+import { servedTools } from '../mcp/tool-list.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readBodyLimited } from './body.js';
@@ -108,7 +109,7 @@ function hookPort(
   const asHook: Principal = { ...principal, tools: undefined };
   return {
     hook: hook.name,
-    tools: gateway.policyFor(principal, hook).tools,
+    tools: servedTools(gateway.policyFor(principal, hook).tools),
     configured: hook.toolDefinitions,
     declared: () => backend?.declaredTools?.(),
     injected:

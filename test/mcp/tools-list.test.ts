@@ -49,6 +49,12 @@ beforeAll(async () => {
           tools: ['lookup'],
           timeout_ms: 300,
         },
+        // A tool named as PicoClaw shows this server's get_weather: not one of its tools.
+        prefixed: {
+          backend: { type: 'module', module: 'test/helpers/recording-hook.ts' },
+          modes: ['tool'],
+          tools: ['get_weather', 'mcp_hookgate_get_weather', 'mcp__hookgate-x__lookup'],
+        },
         toolonly: {
           backend: { type: 'module', module: 'test/helpers/recording-hook.ts' },
           modes: ['tool'],
@@ -182,6 +188,15 @@ describe('tools/list', () => {
       expect(l.tools[0]).toMatchObject({ name: 'lookup', description: 'Look a word up' });
     await client.listTools();
     expect(recorder().calls.filter((c) => c.method === 'hook.before_llm')).toHaveLength(2);
+    await client.close();
+  });
+
+  it('offers no tool named as a host names an MCP tool (it would reach the model prefixed twice), nor runs one', async () => {
+    const client = await mcpClient(gw, 'prefixed');
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['get_weather']);
+    const call = await client.callTool({ name: 'mcp_hookgate_get_weather', arguments: {} }).catch((e) => e);
+    expect(String(call?.message ?? call)).toContain('Unknown tool: mcp_hookgate_get_weather');
+    expect(recorder().calls).toEqual([]);
     await client.close();
   });
 
