@@ -29,7 +29,7 @@ function open(res: Response) {
     /** Closes from this side and waits for the peer's close frame (the closing handshake). */
     async close(): Promise<{ code: number; reason: string } | undefined> {
       ws.close(1000, 'done');
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 15_000;
       while (!closed && Date.now() < deadline) {
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, 100);
@@ -41,14 +41,14 @@ function open(res: Response) {
       }
       return closed;
     },
-    /** The next frame parsed, waiting up to 5 s. */
+    /** The next frame parsed, waiting up to 15 s (an upper bound: frames take milliseconds). */
     async next(): Promise<any> {
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 15_000;
       while (frames.length === 0) {
         if (closed) throw new Error(`socket closed (${closed.code} ${closed.reason})`);
         await new Promise<void>((resolve, reject) => {
           const t = setTimeout(
-            () => reject(new Error('no frame within 5 s')),
+            () => reject(new Error('no frame within 15 s')),
             Math.max(1, deadline - Date.now()),
           );
           waiters.push(() => {
@@ -128,7 +128,7 @@ describe('WebSocket on workerd', () => {
       headers: { upgrade: 'websocket', authorization: `Bearer ${await token({ ttl: 2 })}` },
     });
     const sock = open(res);
-    const deadline = Date.now() + 6000;
+    const deadline = Date.now() + 15_000; // expires at 2 s; an upper bound
     while (!sock.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(sock.closed?.code).toBe(4001);
   });
