@@ -287,11 +287,16 @@ const live = new Set<string>();
 let spawnSeq = 0;
 
 /**
- * `sh -c` with this script, then: keep|unset (PWD), the cgroup.procs files, `--`, the command.
+ * `sh -p -c` with this script, then: keep|unset (PWD), the cgroup.procs files, `--`, the command.
  * sh sets PWD on its own; a hook whose environment had none must not get one from us.
+ *
+ * The step runs as root with the hook's environment (it must reach bwrap, and never as argv). Where
+ * sh is bash, that environment could define functions (`BASH_FUNC_echo%%`) or turn on xtrace with a
+ * PS4 that runs commands (`SHELLOPTS`): `-p` makes bash ignore both (and BASH_ENV); dash takes it
+ * too. `"$$"` is quoted so that no IFS splits the pid.
  */
 const ENTER =
-  'm=$1; shift; for f; do shift; [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; done; ' +
+  'm=$1; shift; for f; do shift; [ "$f" = -- ] && break; echo "$$" > "$f" || exit 125; done; ' +
   '[ "$m" = keep ] || unset PWD; exec "$@"';
 
 /**
@@ -325,6 +330,7 @@ export function limitSpawn(
     ...spec,
     command: support.sh,
     args: [
+      '-p',
       '-c',
       ENTER,
       'hookgate-limits',

@@ -312,6 +312,39 @@ describe.skipIf(SKIP_CGROUP)(`limitSpawn with a cgroup per spawn${cgroupNote}`, 
     expect(made.filter(existsSync)).toEqual([]);
   });
 
+  const BASH = ['/bin/bash', '/usr/bin/bash'].find(existsSync);
+  it.skipIf(!BASH)(
+    "runs its root-side step so that the hook's environment cannot steer it, where sh is bash",
+    async () => {
+      const spec = limitSpawn(
+        {
+          command: '/bin/cat',
+          args: ['/proc/self/cgroup', '/proc/self/environ'],
+          env: {
+            PATH: '/usr/bin:/bin',
+            // What bash would import as a function, and xtrace with a PS4 that runs a command.
+            'BASH_FUNC_echo%%': '() { /bin/echo 999999999; }',
+            SHELLOPTS: 'xtrace',
+            PS4: '$(/bin/echo ps4-ran >&2)',
+          },
+        },
+        { pids: 16, memoryBytes: 48 * 2 ** 20 },
+        { ...(support as Extract<typeof support, { sh: string }>), sh: BASH! },
+        'acme.env',
+      );
+      const made = liveCgroups().filter((d) => d.includes('acme.env.'));
+      const { code, out } = await run(spec);
+      await spec.release?.();
+      expect(out).not.toContain('ps4-ran');
+      expect(code).toBe(0);
+      const name = made[0]!.split('/').pop()!;
+      const lines = out.split('\n').filter((l) => (cgroupV2 ? /^0::/ : /^\d+:(pids|memory):/).test(l));
+      for (const line of lines) expect(line.endsWith(`/${name}`)).toBe(true);
+      // The hook itself still gets its environment as configured.
+      expect(out).toContain('BASH_FUNC_echo%%=');
+    },
+  );
+
   it('refuses to run the command at all when the process cannot enter its cgroup', async () => {
     const spec = limitSpawn(
       { command: '/bin/echo', args: ['hook ran'], env: {} },
