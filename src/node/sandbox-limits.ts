@@ -304,7 +304,8 @@ const ENTER =
  * backend calls once the spawned process has exited (or failed to start): it kills what is left in
  * the cgroup and removes it, so a hook restarted a thousand times leaves no cgroups behind.
  *
- * With rlimits, `nproc` is the per-uid ceiling to set (shared by every process of that uid).
+ * With rlimits, `nproc` is the per-uid ceiling to set (shared by every process of that uid). With
+ * a cgroup, `reached` hears at release what the limits refused or killed during that spawn.
  */
 export function limitSpawn(
   spec: SpawnSpec,
@@ -312,6 +313,7 @@ export function limitSpawn(
   support: LimitsSupport,
   label: string,
   nproc = limits.pids,
+  reached?: (hit: LimitsHit) => void,
 ): SpawnSpec {
   if (support.kind === 'none') return spec;
   if (support.kind === 'rlimit') {
@@ -326,6 +328,7 @@ export function limitSpawn(
   for (const d of dirs) live.add(d);
   const keep = spec.env.PWD !== undefined ? 'keep' : 'unset';
   let released: Promise<void> | undefined;
+  const inner = spec.release;
   return {
     ...spec,
     command: support.sh,
@@ -341,10 +344,43 @@ export function limitSpawn(
       ...spec.args,
     ],
     release: () => {
-      released ??= new Promise<void>((resolve) => removeWhenEmpty(dirs, resolve));
+      if (!released) {
+        const hit = limitsHit(dirs);
+        if (reached && (hit.oomKills > 0 || hit.forksRefused > 0)) reached(hit);
+        released = Promise.all([
+          inner?.(),
+          new Promise<void>((resolve) => removeWhenEmpty(dirs, resolve)),
+        ]).then(() => {});
+      }
       return released;
     },
   };
+}
+
+/** What a hook's limits did during one spawn: processes killed for memory, forks refused. */
+export interface LimitsHit {
+  oomKills: number;
+  forksRefused: number;
+}
+
+/** Read from the cgroup's event counters (v2 memory.events, v1 memory.oom_control; pids.events). */
+function limitsHit(dirs: string[]): LimitsHit {
+  const count = (file: string, key: string) => {
+    try {
+      const m = new RegExp(`^${key} (\\d+)$`, 'm').exec(readFileSync(file, 'utf8'));
+      return m ? Number(m[1]) : 0;
+    } catch {
+      return 0;
+    }
+  };
+  let oomKills = 0;
+  let forksRefused = 0;
+  for (const dir of dirs) {
+    forksRefused += count(join(dir, 'pids.events'), 'max');
+    oomKills +=
+      count(join(dir, 'memory.events'), 'oom_kill') || count(join(dir, 'memory.oom_control'), 'oom_kill');
+  }
+  return { oomKills, forksRefused };
 }
 
 const REMOVE_TRIES = 60;
@@ -545,8 +581,21 @@ export function hookLimiter(
       },
       'stdio hook limits: a cgroup per hook',
     );
+    // Why a hook died, or could not fork, is the first thing its operator asks.
+    const reached = (hook: LimitedHook) => (hit: LimitsHit) =>
+      log.warn(
+        {
+          tenant: hook.tenant,
+          hook: hook.name,
+          oom_kills: hit.oomKills,
+          forks_refused: hit.forksRefused,
+          limits: hook.limits,
+        },
+        'hook reached its sandbox limits',
+      );
     return {
-      limit: (spec, hook) => limitSpawn(spec, bytes(hook), support, `${hook.tenant}.${hook.name}`),
+      limit: (spec, hook) =>
+        limitSpawn(spec, bytes(hook), support, `${hook.tenant}.${hook.name}`, undefined, reached(hook)),
       uid: () => undefined,
     };
   }

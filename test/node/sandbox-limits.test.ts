@@ -416,6 +416,14 @@ describe.skipIf(skipGateway)(`one tenant's bombs stop at its own limits${gateway
       })
       .toMatch(/^ok /);
     expect(gw.logs.lines.some((l) => l.msg === 'hook process exited' && l.tenant === 'attacker')).toBe(true);
+    // The operator is told why: the spawn that ended had forks refused and a process OOM-killed.
+    const reached = gw.logs.lines.find((l) => l.msg === 'hook reached its sandbox limits');
+    expect(reached).toMatchObject({ tenant: 'attacker', hook: 'h', limits: { pids: 32, memory_mb: 96 } });
+    expect(reached!.oom_kills).toBeGreaterThanOrEqual(1);
+    expect(reached!.forks_refused).toBeGreaterThanOrEqual(1);
+    expect(
+      gw.logs.lines.some((l) => l.msg === 'hook reached its sandbox limits' && l.tenant === 'victim'),
+    ).toBe(false);
     expect(before).toMatch(/^ok /);
   }, 60_000);
 
