@@ -1,4 +1,5 @@
 import { TOKEN_ENV } from '../bridge/options.js';
+import { postJson } from './post-json.js';
 
 /**
  * One Hermes shell-hook firing: Hermes's JSON from stdin → the gateway's hermes route → what Hermes
@@ -81,15 +82,19 @@ function withoutModify(answer: Record<string, unknown>): Record<string, unknown>
   };
 }
 
-async function errorText(res: Response): Promise<string> {
-  const text = (await res.text()).slice(0, 2000);
+/** Hermes's answer is a few hundred bytes; a gateway answering more than this is not answering. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+function errorText(status: number, text: string): string {
+  // Only the gateway's own answer may decide: a redirect (to wherever) is a failure, never followed.
+  if (status >= 300 && status < 400) return `HTTP ${status}: a redirect, not followed`;
   try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } };
-    if (typeof body.error?.message === 'string') return `HTTP ${res.status}: ${body.error.message}`;
+    const body = JSON.parse(text.slice(0, 2000)) as { error?: { message?: unknown } };
+    if (typeof body.error?.message === 'string') return `HTTP ${status}: ${body.error.message}`;
   } catch {
     // not the gateway's error body
   }
-  return `HTTP ${res.status}`;
+  return `HTTP ${status}`;
 }
 
 export async function runHermesHook(
@@ -114,16 +119,14 @@ export async function runHermesHook(
         event = eventOf(text);
         if (opts.token === '' || /\s/.test(opts.token))
           return failure(opts, `${TOKEN_ENV} is not set (or not a single token)`, event);
-        const res = await fetch(opts.url, {
-          method: 'POST',
+        // node:http, not fetch: this runs once per event, and fetch's own start-up costs more than the rest.
+        const res = await postJson(opts.url, text, {
           headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.token}` },
-          body: text,
           signal: controller.signal,
-          // Only the gateway's own answer may decide: a redirect (to wherever) is a failure.
-          redirect: 'error',
+          maxAnswerBytes: MAX_ANSWER_BYTES,
         });
-        if (res.status !== 200) return failure(opts, await errorText(res), event);
-        const answer: unknown = JSON.parse(await res.text());
+        if (res.status !== 200) return failure(opts, errorText(res.status, res.text), event);
+        const answer: unknown = JSON.parse(res.text);
         if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
           return failure(opts, 'answer is not a JSON object', event);
         const shown = opts.noModify ? withoutModify(answer as Record<string, unknown>) : answer;

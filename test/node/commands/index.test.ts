@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +102,13 @@ describe('what a per-event command loads', () => {
         'src/node/commands/token.ts',
       ]),
     );
+  });
+
+  it('hermes-hook: posts with node:http, never fetch (whose own start-up costs more than the command)', () => {
+    const { files } = graphOf('hermes-hook');
+    const calling = [...files].filter((f) => /\bfetch\(/.test(readFileSync(join(REPO, f), 'utf8')));
+    expect(calling).toEqual([]);
+    expect(files).toContain('src/node/post-json.ts');
   });
 
   it('bridge: its WebSocket client and logger, nothing of the gateway', () => {
