@@ -153,6 +153,33 @@ describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION} through hookga
     expect(recorder().calls).toEqual([]);
   });
 
+  it('a plugin whose tools name a core tool (exec): OpenClaw runs its own exec, and the plugin still asks the hook', async () => {
+    // As an older setup would have written it: exec declared and described beside get_weather.
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-oc-plugin-'));
+    try {
+      const hook = gw.config.tenants.get('acme')!.hooks.get('weather')!;
+      const setup = openClawSetup(hook, gw.url);
+      setup.tools.push({ name: 'exec', description: 'Run a command', parameters: { type: 'object' } });
+      writeOpenClawPlugin(dir, setup, true);
+      const m = marker();
+      recorder().answer = (_method, params: any) =>
+        params.tool === 'exec' ? { action: 'deny_tool', reason: `E2E-CORE-${m}` } : { action: 'continue' };
+      const r = await runOpenClaw({
+        command: `echo original-$((40+2))-${m}`,
+        plugin: plugin('weather'),
+        env: { [TOKEN_ENV]: await gw.token() },
+        install: true,
+        pluginDir: dir,
+      });
+      expect(r.toolMessages, diag(r)).toHaveLength(1);
+      expect(r.toolMessages[0]).toContain(`E2E-CORE-${m}`);
+      expect(r.toolMessages[0]).not.toContain(`original-42-${m}`);
+      expect(recorder().calls.map((c) => c.params.tool)).toContain('exec');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('the hook’s own tool, registered by the plugin `hookgate setup openclaw --out` wrote', () => {
     beforeAll(() => {
       pluginDir = mkdtempSync(join(tmpdir(), 'hookgate-oc-plugin-'));
