@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hermesMcpServerName, hermesMcpYaml } from '../../../src/node/setup-hermes.js';
+import { hermesHooksYaml, hermesMcpServerName, hermesMcpYaml } from '../../../src/node/setup-hermes.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { startFakeModel } from './fake-openai.js';
-import { HERMES_BIN, HERMES_VERSION, hermesInstalled, oneShot } from './run-hermes.js';
+import { HERMES_BIN, HERMES_VERSION, HOOKGATE_COMMAND, hermesInstalled, oneShot } from './run-hermes.js';
 import { WEATHER_DESCRIPTION, weatherTool } from '../weather-tool.js';
 
 /**
@@ -75,6 +75,32 @@ describe.skipIf(!hermesInstalled)(`Hermes ${HERMES_VERSION} with the hook's tool
       ['hook.before_tool', 'get_weather', { city: 'Lisbon' }],
     ]);
     expect(recorder().calls[0].params.meta.Source).toBe('mcp');
+  });
+
+  it('with the shell hooks too: pre_tool_call names the tool by its bare name, so the hook’s respond is taken there', async () => {
+    const m = marker();
+    recorder().answer = (_method, params: any) => ({
+      action: 'respond',
+      result: { for_llm: `E2E-HERMES-BOTH-${m}: sunny in ${params.arguments.city}` },
+    });
+    const auditsBefore = gw.logs.audits().length;
+    const model = await startFakeModel({ name: tool(), arguments: { city: 'Porto' } });
+    try {
+      const hooksYaml = `${hermesHooksYaml(hook(), gw.url, { command: HOOKGATE_COMMAND })}${hermesMcpYaml(hook(), gw.url)}`;
+      const out = await oneShot({ modelUrl: model.url, hooksYaml, token: await gw.token() });
+      const diag = out.output.slice(-3000);
+      // Hermes fired pre_tool_call with mcp__hookgate_weather__get_weather; the hook saw get_weather.
+      const shell = recorder().calls.filter((c) => c.params.meta?.Source === 'hermes');
+      expect(
+        shell.map((c) => [c.method, c.params.tool]),
+        diag,
+      ).toContainEqual(['hook.before_tool', 'get_weather']);
+      expect(model.toolResults.join('\n'), diag).toContain(`E2E-HERMES-BOTH-${m}: sunny in Porto`);
+      // Nothing refused: the respond was the hook's own tool's.
+      expect(gw.logs.audits().slice(auditsBefore)).toEqual([]);
+    } finally {
+      await model.close();
+    }
   });
 
   it('a token that may not use the tool: Hermes is not offered it, and the hook is never asked', async () => {
