@@ -25,13 +25,15 @@ describe.skipIf(missing)(`real PicoClaw: a hook's tools over MCP${missing ? ` ($
           weather: {
             backend: { type: 'stdio', command: ['python3', 'examples/weather_hook.py'] },
             modes: ['llm', 'tool'],
-            // `forecast` is the hook's too, but the token below does not allow it.
-            tools: ['get_weather', 'forecast'],
+            // `forecast` is the hook's too, but the token below does not allow it. The prefixed
+            // name is how PicoClaw shows get_weather (what docs/mcp.md once told users to list):
+            // the route must not offer it, or the model sees mcp_hookgate_mcp_hookgate_get_weather.
+            tools: ['get_weather', 'forecast', 'mcp_hookgate_get_weather'],
           },
         }),
       },
     });
-    const token = await gw.token({ hooks: ['weather'], tools: ['get_weather'] });
+    const token = await gw.token({ hooks: ['weather'], tools: ['get_weather', 'mcp_hookgate_get_weather'] });
     home = new PicoClawHome((dir) => ({
       ...picoclawConfig(dir, model.url, {}),
       tools: {
