@@ -5,8 +5,10 @@ import type { LimitSpec } from '../config/runtime.js';
 import { parseMessage } from '../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
+import { allowedMethods } from './allowed-methods.js';
 import { type AuthVariables, extractToken, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
+import { notACallOrNotification } from './call-envelope.js';
 import { answerClaudeCode } from './claude-code-route.js';
 import { type DocsAssetsLoader, docsRoutes } from './docs.js';
 import { httpError, rateLimited } from './errors.js';
@@ -141,7 +143,15 @@ export function createApp(deps: AppDeps): Hono<Env> {
     );
     return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
   });
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: 'no such route' } }, 404));
+  const allowOf = allowedMethods();
+  app.notFound((c) => {
+    const allow = allowOf(c.req.path);
+    if (allow) {
+      const message = `${c.req.method} is not allowed here; use ${allow}`;
+      return c.json({ error: { code: 'method_not_allowed', message } }, 405, { allow });
+    }
+    return c.json({ error: { code: 'not_found', message: 'no such route' } }, 404);
+  });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   // Which tenants and hooks exist is as private as the tenants' tokens: without the admin token,
@@ -274,7 +284,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.post(base, access, async (c) => {
     const text = await readBodyLimited(c, server.maxBodyBytes);
     const parsed = parseMessage(text);
-    if (!parsed.ok) return c.json(parsed.response);
+    // Not a message this route takes: 400, with the JSON-RPC error as the body (as /mcp answers).
+    if (!parsed.ok) return c.json(parsed.response, 400);
+    const refused = notACallOrNotification(parsed.message);
+    if (refused) return c.json(refused, 400);
     const response = await gateway.respond(
       c.get('principal'),
       c.get('hook'),

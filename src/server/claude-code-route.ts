@@ -11,6 +11,8 @@ import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readJsonBody } from './body.js';
 import { httpError, rateLimited } from './errors.js';
+import { ClaudeCodeHookFields } from './openapi.js';
+import { documentedBodyViolation } from './documented-body.js';
 import type { CallOrigin, Gateway } from './gateway.js';
 import { hostAnswerText } from './host-answer.js';
 
@@ -61,6 +63,8 @@ export async function answerClaudeCode(
   const request = toHookRequest(body, new CallOptions(requestId, hook.name));
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not a Claude Code hook call: ${request.why}`);
+  const violation = documentedBodyViolation(ClaudeCodeHookFields, body);
+  if (violation) throw httpError(400, 'bad_request', `not a Claude Code hook call: ${violation}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer(c, '{}');

@@ -5,6 +5,7 @@ export type HttpErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'payload_too_large'
   | 'too_many_requests'
   | 'unavailable'

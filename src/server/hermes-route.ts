@@ -5,6 +5,8 @@ import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readJsonBody } from './body.js';
 import { httpError, rateLimited } from './errors.js';
+import { HermesHookFields } from './openapi.js';
+import { documentedBodyViolation } from './documented-body.js';
 import type { Gateway } from './gateway.js';
 import { hostAnswerText } from './host-answer.js';
 
@@ -33,6 +35,8 @@ export async function answerHermes(
   });
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not a Hermes hook call: ${request.why}`);
+  const violation = documentedBodyViolation(HermesHookFields, body);
+  if (violation) throw httpError(400, 'bad_request', `not a Hermes hook call: ${violation}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer('{}');

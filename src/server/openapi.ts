@@ -11,13 +11,22 @@ const HookParams = z.object({
   hook: z.string().openapi({ param: { name: 'hook', in: 'path' }, example: 'weather' }),
 });
 
+/**
+ * A pattern for any non-empty name but these: a host's other events, told apart from its tool
+ * events in the document (a tool event needs its tool's name; the others do not).
+ */
+function otherThan(names: readonly string[]): RegExp {
+  const listed = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  return new RegExp(`^(?!(?:${listed})$)[\\s\\S]+$`);
+}
+
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) }).openapi('Error');
 
 const JsonRpcMessage = z
   .object({
     jsonrpc: z.literal('2.0'),
     id: z.union([z.number(), z.string()]).optional().openapi({ description: 'absent for notifications' }),
-    method: z.string().openapi({
+    method: z.string().min(1).openapi({
       example: 'hook.before_tool',
       description:
         'hook.hello, hook.before_llm, hook.after_llm, hook.before_tool, hook.after_tool, hook.approve_tool, hook.runtime_event (or the older hook.event)',
@@ -72,27 +81,43 @@ const HookDescription = z
   })
   .openapi('HookDescription');
 
-const ClaudeCodeHookInput = z
+const CLAUDE_CODE_TOOL_EVENTS = ['PreToolUse', 'PermissionRequest', 'PostToolUse'] as const;
+
+/** The fields of Claude Code's HTTP-hook body, as the route checks them (any event). */
+export const ClaudeCodeHookFields = z
   .object({
-    hook_event_name: z.string().openapi({
-      example: 'PreToolUse',
-      description:
-        'PreToolUse → hook.before_tool, PermissionRequest → hook.approve_tool, PostToolUse → hook.after_tool, ' +
-        'UserPromptSubmit → hook.before_llm; every other event → hook.runtime_event (observe mode), answered {}',
-    }),
+    hook_event_name: z.string().min(1),
     session_id: z.string().optional(),
     prompt_id: z.string().optional(),
     transcript_path: z.string().optional(),
     cwd: z.string().optional(),
     tool_name: z.string().optional().openapi({ example: 'Bash' }),
-    tool_input: z.record(z.string(), z.unknown()).optional(),
+    tool_input: z.record(z.string(), z.unknown()).nullable().optional(),
     tool_response: z.unknown().optional(),
     tool_use_id: z.string().optional(),
     prompt: z.string().optional(),
   })
-  .passthrough()
+  .passthrough();
+
+const ClaudeCodeHookInput = z
+  .union([
+    ClaudeCodeHookFields.extend({
+      hook_event_name: z.enum(CLAUDE_CODE_TOOL_EVENTS).openapi({ example: 'PreToolUse' }),
+      tool_name: z.string().min(1).openapi({ example: 'Bash' }),
+    }),
+    ClaudeCodeHookFields.extend({
+      hook_event_name: z
+        .string()
+        .regex(otherThan(CLAUDE_CODE_TOOL_EVENTS))
+        .openapi({ example: 'UserPromptSubmit' }),
+    }),
+  ])
   .openapi('ClaudeCodeHookInput', {
-    description: "Claude Code's HTTP-hook body, as it sends it for every event",
+    description:
+      "Claude Code's HTTP-hook body, as it sends it for every event. hook_event_name: " +
+      'PreToolUse → hook.before_tool, PermissionRequest → hook.approve_tool, PostToolUse → hook.after_tool ' +
+      '(these three need tool_name), UserPromptSubmit → hook.before_llm; every other event → hook.runtime_event ' +
+      '(observe mode), answered {}',
   });
 
 const ClaudeCodeHookAnswer = z
@@ -119,26 +144,38 @@ const ClaudeCodeHookAnswer = z
   })
   .openapi('ClaudeCodeHookAnswer', { description: '{} is no decision' });
 
-const HermesHookInput = z
+const HERMES_TOOL_EVENTS = ['pre_tool_call', 'post_tool_call'] as const;
+
+/** The fields of a Hermes shell-hook payload, as the route checks them (any event). */
+export const HermesHookFields = z
   .object({
-    hook_event_name: z.string().openapi({
-      example: 'pre_tool_call',
-      description:
-        'pre_tool_call → hook.before_tool, post_tool_call → hook.after_tool, pre_llm_call → hook.before_llm; ' +
-        'every other event → hook.runtime_event (observe mode), answered {}',
-    }),
+    hook_event_name: z.string().min(1),
     tool_name: z.string().nullable().optional().openapi({ example: 'terminal' }),
     tool_input: z.record(z.string(), z.unknown()).nullable().optional(),
     session_id: z.string().optional(),
     cwd: z.string().optional(),
-    extra: z.record(z.string(), z.unknown()).optional().openapi({
+    extra: z.record(z.string(), z.unknown()).nullable().optional().openapi({
       description:
         "the event's other arguments (turn_id, result, duration_ms, user_message, conversation_history, …)",
     }),
   })
-  .passthrough()
+  .passthrough();
+
+const HermesHookInput = z
+  .union([
+    HermesHookFields.extend({
+      hook_event_name: z.enum(HERMES_TOOL_EVENTS).openapi({ example: 'pre_tool_call' }),
+      tool_name: z.string().min(1).openapi({ example: 'terminal' }),
+    }),
+    HermesHookFields.extend({
+      hook_event_name: z.string().regex(otherThan(HERMES_TOOL_EVENTS)).openapi({ example: 'pre_llm_call' }),
+    }),
+  ])
   .openapi('HermesHookInput', {
-    description: "Hermes's shell-hook stdin, as `hookgate hermes-hook` forwards it",
+    description:
+      "Hermes's shell-hook stdin, as `hookgate hermes-hook` forwards it. hook_event_name: " +
+      'pre_tool_call → hook.before_tool, post_tool_call → hook.after_tool (these two need tool_name), ' +
+      'pre_llm_call → hook.before_llm; every other event → hook.runtime_event (observe mode), answered {}',
   });
 
 const HermesHookAnswer = z
@@ -154,30 +191,46 @@ const HermesHookAnswer = z
     }),
   })
   .openapi('HermesHookAnswer', { description: '{} is no decision' });
-const OpenClawHookInput = z
+const OPENCLAW_TOOL_HOOKS = ['before_tool_call', 'after_tool_call', 'hookgate.execute_tool'] as const;
+
+/** The fields of what the OpenClaw plugin forwards, as the route checks them (any hook). */
+export const OpenClawHookFields = z
   .object({
-    hook: z.string().openapi({
-      example: 'before_tool_call',
-      description:
-        'The OpenClaw plugin hook: before_tool_call → hook.before_tool (then hook.approve_tool with the approve mode), ' +
-        'after_tool_call → hook.after_tool, llm_input → hook.before_llm, llm_output → hook.after_llm; ' +
-        "hookgate.execute_tool (OpenClaw runs one of the hook's own tools, registered by the plugin) → " +
-        "hook.before_tool, whose respond is the tool's result (OpenClawToolResult); " +
-        'every other hook → hook.runtime_event (observe mode), answered {}',
-    }),
+    hook: z.string().min(1),
     event: z.record(z.string(), z.unknown()).openapi({
       description:
         "OpenClaw's event object as the handler got it (before_tool_call: toolName, params, runId, toolCallId; " +
         'hookgate.execute_tool: toolName, params, toolCallId)',
     }),
-    ctx: z.record(z.string(), z.unknown()).optional().openapi({
+    ctx: z.record(z.string(), z.unknown()).nullable().optional().openapi({
       description:
         "The JSON-safe fields of OpenClaw's hook context (agentId, sessionKey, sessionId, runId, ...)",
     }),
   })
-  .passthrough()
+  .passthrough();
+
+const OpenClawHookInput = z
+  .union([
+    OpenClawHookFields.extend({
+      hook: z.enum(OPENCLAW_TOOL_HOOKS).openapi({ example: 'before_tool_call' }),
+      event: z
+        .object({
+          toolName: z.string().min(1).openapi({ example: 'get_weather' }),
+          params: z.record(z.string(), z.unknown()).nullable().optional(),
+        })
+        .passthrough(),
+    }),
+    OpenClawHookFields.extend({
+      hook: z.string().regex(otherThan(OPENCLAW_TOOL_HOOKS)).openapi({ example: 'llm_input' }),
+    }),
+  ])
   .openapi('OpenClawHookInput', {
-    description: 'What the hookgate OpenClaw plugin forwards for one hook call',
+    description:
+      'What the hookgate OpenClaw plugin forwards for one hook call. hook: before_tool_call → hook.before_tool ' +
+      '(then hook.approve_tool with the approve mode), after_tool_call → hook.after_tool, llm_input → hook.before_llm, ' +
+      "llm_output → hook.after_llm; hookgate.execute_tool (OpenClaw runs one of the hook's own tools, registered by " +
+      "the plugin) → hook.before_tool, whose respond is the tool's result (OpenClawToolResult); these three tool hooks " +
+      'need event.toolName; every other hook → hook.runtime_event (observe mode), answered {}',
   });
 
 const OpenClawHookAnswer = z
@@ -214,38 +267,49 @@ const OpenClawToolResult = z
       'deny_tool, any other answer, a failed hook or a tool this token may not use → ok: false with the reason)',
   });
 
-const McpMessage = z
-  .object({
-    jsonrpc: z.literal('2.0'),
-    id: z.union([z.number(), z.string()]).optional().openapi({ description: 'absent for notifications' }),
-    method: z.string().openapi({
-      example: 'tools/call',
-      description:
-        'server/discover (2026-07-28), initialize (2025 revisions), ping, tools/list, tools/call, notifications/initialized, ...',
-    }),
-    params: z.record(z.string(), z.unknown()).optional(),
-  })
-  .openapi('McpMessage');
+/** An integer JavaScript holds exactly: what the MCP SDK takes for an integer. */
+const SafeInt = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
 
-const mcpNotAllowed = (method: 'get' | 'delete', operationId: string) =>
-  createRoute({
-    operationId,
-    method,
-    path: '/v1/tenants/{tenant}/hooks/{hook}/mcp',
-    summary: `MCP Streamable HTTP ${method.toUpperCase()}: not served (a stateless server)`,
-    description:
-      'The server keeps no session and opens no server-to-client stream, so GET and DELETE answer 405 with Allow: POST, as the Streamable HTTP transport allows.',
-    security: [{ bearer: [] }],
-    request: { params: HookParams },
-    responses: {
-      405: {
-        description: 'Method not allowed (Allow: POST)',
-        headers: z.object({ allow: z.string().openapi({ example: 'POST' }) }),
-        content: { 'application/json': { schema: JsonRpcResponse } },
-      },
-      ...authErrors,
-    },
-  });
+/** A JSON-RPC id as MCP has it: a string or an integer. */
+const McpId = z.union([z.string(), SafeInt]);
+
+/**
+ * What an MCP client may POST, as the MCP SDK serving the route checks it: a request, a
+ * notification or a response (to a server request), each with no members beside JSON-RPC's.
+ */
+const McpMessage = z
+  .union([
+    z
+      .object({
+        jsonrpc: z.literal('2.0'),
+        id: McpId.optional().openapi({ description: 'absent for notifications' }),
+        method: z.string().openapi({
+          example: 'tools/call',
+          description:
+            'server/discover (2026-07-28), initialize (2025 revisions), ping, tools/list, tools/call, notifications/initialized, ...',
+        }),
+        params: z
+          .object({
+            _meta: z
+              .object({ progressToken: McpId.optional() })
+              .passthrough()
+              .optional()
+              .openapi({ description: 'the 2026-07-28 protocol-version envelope goes here' }),
+          })
+          .passthrough()
+          .optional(),
+      })
+      .strict(),
+    z.object({ jsonrpc: z.literal('2.0'), id: McpId, result: z.record(z.string(), z.unknown()) }).strict(),
+    z
+      .object({
+        jsonrpc: z.literal('2.0'),
+        id: McpId.optional(),
+        error: z.object({ code: SafeInt, message: z.string(), data: z.unknown().optional() }),
+      })
+      .strict(),
+  ])
+  .openapi('McpMessage');
 
 const authErrors = {
   401: {
@@ -329,6 +393,11 @@ export const routes = {
         content: { 'application/json': { schema: JsonRpcResponse } },
       },
       202: { description: 'A notification was accepted' },
+      400: {
+        description:
+          'Not a JSON-RPC request or notification this route takes (not JSON, a batch, a bad envelope, params not an object): the JSON-RPC error, id null unless the message had a valid one',
+        content: { 'application/json': { schema: JsonRpcResponse } },
+      },
       ...authErrors,
       413: {
         description: 'Message over server.max_body_bytes',
@@ -512,13 +581,14 @@ export const routes = {
       'tools/call is sent to the hook as hook.before_tool through the same call path as the hook-protocol route (mode gate, minimisation, deadline, policy, audit, metrics, limits): `respond` is the result, `deny_tool` and anything else an error result (isError). ' +
       'A tool outside the list is refused (JSON-RPC error -32602) before the hook sees it. ' +
       'Speaks MCP 2026-07-28 (a request carrying the `_meta` protocol-version envelope, with MCP-Protocol-Version, Mcp-Method and Mcp-Name mirroring the body; server/discover answered) and the 2025 revisions 2025-03-26 to 2025-11-25 (initialize) on the same URL. ' +
-      'The client must send Content-Type: application/json (415 otherwise); a 2025-era client must accept both application/json and text/event-stream (406 otherwise), as the transport requires.',
+      'The client must send Content-Type: application/json (415 otherwise); a 2025-era client must accept both application/json and text/event-stream (406 otherwise), as the transport requires. ' +
+      'The server keeps no session and opens no server-to-client stream, so GET and DELETE (after auth) answer 405 with Allow: POST, as the Streamable HTTP transport allows; they are not operations of this document.',
     security: [{ bearer: [] }],
     request: {
       params: HookParams,
       body: {
         required: true,
-        content: { 'application/json': { schema: z.union([McpMessage, z.array(McpMessage)]) } },
+        content: { 'application/json': { schema: z.union([McpMessage, z.array(McpMessage).min(1)]) } },
       },
     },
     responses: {
@@ -562,8 +632,6 @@ export const routes = {
       },
     },
   }),
-  mcpGet: mcpNotAllowed('get', 'mcpHookGet'),
-  mcpDelete: mcpNotAllowed('delete', 'mcpHookDelete'),
   healthz: createRoute({
     operationId: 'healthz',
     security: [],

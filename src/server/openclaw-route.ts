@@ -17,6 +17,8 @@ import { type CallMethod, Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readJsonBody } from './body.js';
 import { httpError, rateLimited } from './errors.js';
+import { OpenClawHookFields } from './openapi.js';
+import { documentedBodyViolation } from './documented-body.js';
 import type { Gateway } from './gateway.js';
 import { hostAnswerText } from './host-answer.js';
 
@@ -47,6 +49,8 @@ export async function answerOpenClaw(
   const request = toHookRequest(body, { requestId, now: new Date().toISOString() });
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not an OpenClaw hook call: ${request.why}`);
+  const violation = documentedBodyViolation(OpenClawHookFields, body);
+  if (violation) throw httpError(400, 'bad_request', `not an OpenClaw hook call: ${violation}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer('{}');

@@ -35,10 +35,10 @@ async function raw(hook: string, body: string) {
 }
 
 describe('POST /v1/tenants/{tenant}/hooks/{hook}: JSON-RPC edges', () => {
-  it('answers malformed JSON with a JSON-RPC parse error (200, id null)', async () => {
+  it('answers malformed JSON with a JSON-RPC parse error (400, id null)', async () => {
     const r = await raw('tools', '{"jsonrpc":"2.0","id":1,');
     expect(r).toEqual({
-      status: 200,
+      status: 400,
       body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'message is not valid JSON' } },
     });
   });
@@ -46,7 +46,7 @@ describe('POST /v1/tenants/{tenant}/hooks/{hook}: JSON-RPC edges', () => {
   it('refuses a batch (a JSON array) before parsing it: what follows its "[" is never read', async () => {
     const r = await raw('tools', '[{"jsonrpc":"2.0","id":1,"method":"hook.hello"}, this is not JSON');
     expect(r).toEqual({
-      status: 200,
+      status: 400,
       body: {
         jsonrpc: '2.0',
         id: null,
@@ -55,16 +55,36 @@ describe('POST /v1/tenants/{tenant}/hooks/{hook}: JSON-RPC edges', () => {
     });
   });
 
+  // Not a message of this route (its OpenAPI body): 400, the JSON-RPC error as the body.
   it.each([
     ['not an object', '[1,2]', -32600],
     ['wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"hook.before_tool"}', -32600],
+    ['an empty method', '{"jsonrpc":"2.0","id":1,"method":""}', -32600],
+    ['a null id', '{"jsonrpc":"2.0","id":null,"method":"hook.before_tool","params":{}}', -32600],
+    ['a response', '{"jsonrpc":"2.0","id":1,"result":{}}', -32600],
+    ['no body at all', '', -32700],
+    ['params not an object', '{"jsonrpc":"2.0","id":1,"method":"hook.before_tool","params":[1]}', -32602],
+    [
+      'params an array (a notification)',
+      '{"jsonrpc":"2.0","method":"hook.runtime_event","params":[]}',
+      -32602,
+    ],
+  ])('answers %s with 400 and a JSON-RPC error', async (_n, body, code) => {
+    const r = await raw('tools', body);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe(code);
+    expect(recorder().calls).toEqual([]);
+  });
+
+  // A valid message the hook protocol refuses: a JSON-RPC error inside 200.
+  it.each([
     ['unknown method', '{"jsonrpc":"2.0","id":1,"method":"hook.nope","params":{}}', -32601],
     // Names a plain object inherits are no methods either.
     ['method constructor', '{"jsonrpc":"2.0","id":1,"method":"constructor","params":{}}', -32601],
     ['method toString', '{"jsonrpc":"2.0","id":1,"method":"toString","params":{}}', -32601],
     ['method __proto__', '{"jsonrpc":"2.0","id":1,"method":"__proto__","params":{}}', -32601],
     ['method hasOwnProperty', '{"jsonrpc":"2.0","id":1,"method":"hasOwnProperty","params":{}}', -32601],
-    ['params not an object', '{"jsonrpc":"2.0","id":1,"method":"hook.before_tool","params":[1]}', -32602],
+    ['no params', '{"jsonrpc":"2.0","id":1,"method":"hook.before_tool"}', -32602],
   ])('answers %s with JSON-RPC error %i', async (_n, body, code) => {
     const r = await raw('tools', body);
     expect(r.status).toBe(200);

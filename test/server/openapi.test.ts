@@ -27,11 +27,8 @@ describe('openapi/openapi.json', () => {
       '/v1/tenants/{tenant}/hooks/{hook}/openclaw',
       '/v1/tenants/{tenant}/hooks/{hook}/ws',
     ]);
-    expect(Object.keys(doc.paths['/v1/tenants/{tenant}/hooks/{hook}/mcp']).sort()).toEqual([
-      'delete',
-      'get',
-      'post',
-    ]);
+    // GET and DELETE answer 405 (a stateless MCP server): not operations, said in POST's description.
+    expect(Object.keys(doc.paths['/v1/tenants/{tenant}/hooks/{hook}/mcp'])).toEqual(['post']);
     expect(doc.paths['/v1/tenants/{tenant}/hooks/{hook}'].post.responses).toHaveProperty('401');
   });
 
