@@ -35,9 +35,10 @@ beforeAll(async () => {
 });
 
 /** The source files and packages one run of `hookgate <command>` may load. */
-function graphOf(command: string): { files: Set<string>; packages: Set<string> } {
+function graphOf(command: string): { files: Set<string>; packages: Set<string>; builtins: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
+  const builtins = new Set<string>();
   const todo = [ENTRY];
   while (todo.length > 0) {
     const file = todo.pop()!;
@@ -52,20 +53,18 @@ function graphOf(command: string): { files: Set<string>; packages: Set<string> }
         imp.path !== `src/node/commands/${command}.ts`
       )
         continue;
-      if (imp.external) {
-        if (!imp.path.startsWith('node:'))
-          packages.add(
-            imp.path
-              .split('/')
-              .slice(0, imp.path.startsWith('@') ? 2 : 1)
-              .join('/'),
-          );
-      } else {
-        todo.push(imp.path);
-      }
+      if (!imp.external) todo.push(imp.path);
+      else if (imp.path.startsWith('node:')) builtins.add(imp.path);
+      else
+        packages.add(
+          imp.path
+            .split('/')
+            .slice(0, imp.path.startsWith('@') ? 2 : 1)
+            .join('/'),
+        );
     }
   }
-  return { files, packages };
+  return { files, packages, builtins };
 }
 
 /** Loaded by the gateway, never needed to forward one event. */
@@ -109,6 +108,9 @@ describe('what a per-event command loads', () => {
     const calling = [...files].filter((f) => /\bfetch\(/.test(readFileSync(join(REPO, f), 'utf8')));
     expect(calling).toEqual([]);
     expect(files).toContain('src/node/post-json.ts');
+    // An ES import of node:http builds its namespace, and its lazy WebSocket export loads undici
+    // (about 10 MB): post-json takes it with process.getBuiltinModule.
+    expect([...graphOf('hermes-hook').builtins].filter((b) => /^node:https?$/.test(b))).toEqual([]);
   });
 
   it('bridge: its WebSocket client and logger, nothing of the gateway', () => {
