@@ -10,20 +10,21 @@ const ADMIN_REALM = 'hookgate-admin';
 
 /**
  * Checks `Authorization: Bearer <server.admin_token>`, in constant time. `none`: no credentials
- * at all; `refused`: credentials that are not the admin token; `disabled`: no admin token is
- * configured, so nothing can be granted. The token is read from the live config, so a reload can
+ * at all (401 with a challenge, as for any route that takes a token, even while disabled);
+ * `refused`: credentials that are not the admin token; `disabled`: credentials, but no admin token
+ * is configured, so nothing can be granted. The token is read from the live config, so a reload can
  * rotate it.
  */
 export function adminAccess(live: LiveConfig, headers: Headers): AdminAccess {
   const expected = live.current.config.server.adminToken;
-  if (expected === undefined) return 'disabled';
   const auth = headers.get('authorization');
   if (!auth) return 'none';
+  if (expected === undefined) return 'disabled';
   const m = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(auth);
   return m && constantTimeEqual(m[1], expected) ? 'granted' : 'refused';
 }
 
-/** 401 with WWW-Authenticate for missing or wrong credentials, 403 while admin routes are disabled. */
+/** 401 with WWW-Authenticate for missing or wrong credentials, 403 for any while admin routes are disabled. */
 export function adminRefusal(access: Exclude<AdminAccess, 'granted'>) {
   if (access === 'disabled') {
     return httpError(403, 'forbidden', 'admin routes are disabled: no server.admin_token is configured');

@@ -75,11 +75,22 @@ describe('without server.admin_token', () => {
   afterAll(() => gw?.close());
 
   it('disables the admin routes (not open) and says so at startup', async () => {
-    const metrics = await get(gw, '/metrics');
+    const metrics = await get(gw, '/metrics', 'anything-at-all-0123456789-abcdefghijklmn');
     expect(metrics.status).toBe(403);
     expect(((await metrics.json()) as any).error.message).toMatch(/server\.admin_token/);
-    expect((await get(gw, '/metrics', 'anything-at-all-0123456789-abcdefghijklmn')).status).toBe(403);
-    expect((await fetch(`${gw.url}/admin/reload`, { method: 'POST' })).status).toBe(403);
+    const reload = await fetch(`${gw.url}/admin/reload`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer anything-at-all-0123456789-abcdefghijklmn' },
+    });
+    expect(reload.status).toBe(403);
+    // No credentials at all: the challenge every route that takes a token gives, as documented.
+    for (const res of [
+      await get(gw, '/metrics'),
+      await fetch(`${gw.url}/admin/reload`, { method: 'POST' }),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="hookgate-admin"/);
+    }
     expect(await (await get(gw, '/readyz')).json()).toEqual({ ready: true });
     expect(gw.logs.lines.find((l) => /admin routes disabled/.test(l.msg))).toMatchObject({ level: 'warn' });
   });

@@ -22,7 +22,10 @@ describe('the gateway Worker in workerd', () => {
     const ready = await worker.fetch(`${ORIGIN}/readyz`);
     // No admin token in this config: readiness only, no tenant or hook names; /metrics disabled.
     expect(await ready.json()).toEqual({ ready: true });
-    expect((await worker.fetch(`${ORIGIN}/metrics`)).status).toBe(403);
+    const admin = { headers: { authorization: 'Bearer some-admin-token-0123456789-abcdefghij' } };
+    expect((await worker.fetch(`${ORIGIN}/metrics`, admin)).status).toBe(403);
+    // No credentials: the challenge first, as on every route that takes a token.
+    expect((await worker.fetch(`${ORIGIN}/metrics`)).status).toBe(401);
     const openapi = (await (await worker.fetch(`${ORIGIN}/openapi.json`)).json()) as { openapi: string };
     expect(openapi.openapi).toMatch(/^3\./);
   });
