@@ -320,4 +320,116 @@ const bad: number = defineHook;
     child.kill('SIGTERM');
     expect(await new Promise((r) => child.once('exit', r))).toBe(0);
   }, 60_000);
+
+  it('prints host commands (`setup hermes`, `setup picoclaw`) that run with no hookgate on PATH', async () => {
+    // A project-local install puts hookgate in node_modules/.bin only; hosts run commands with a PATH
+    // of their own. Run what setup prints, against the demo gateway, with a PATH that holds nothing.
+    const child = spawn(join(app, 'node_modules/.bin/hookgate'), ['serve', '--demo', '--port', '0'], {
+      cwd: app,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let out = '';
+    child.stdout.on('data', (b) => {
+      out += b;
+    });
+    await expect.poll(() => out, { timeout: 20_000 }).toMatch(/-d '.*'\n/);
+    const base = /gateway on (\S+)/.exec(out)![1];
+    const token = /Authorization: Bearer ([^"]+)"/.exec(out)![1];
+    // The demo's hook as setup reads it; its signing secret is nowhere in setup's environment.
+    writeFileSync(
+      join(app, 'demo.yaml'),
+      JSON.stringify({
+        tenants: {
+          demo: {
+            auth: { keys: [{ alg: 'HS256', secret: 'env:PACKAGE_TEST_UNSET_SECRET' }] },
+            hooks: {
+              weather: {
+                backend: { type: 'module', module: 'x.js' },
+                modes: ['tool'],
+                tools: ['get_weather'],
+              },
+            },
+          },
+        },
+      }),
+    );
+    const setup = (host: string) =>
+      sh(
+        'npx',
+        [
+          '--no-install',
+          'hookgate',
+          'setup',
+          host,
+          '--config',
+          'demo.yaml',
+          '--tenant',
+          'demo',
+          '--hook',
+          'weather',
+          '--url',
+          base,
+        ],
+        app,
+      );
+    const noPath = { PATH: '/nonexistent', HOOKGATE_TOKEN: token };
+
+    const hermes = await setup('hermes');
+    expect(hermes.code, hermes.stderr).toBe(0);
+    const line = /pre_tool_call:\n\s+- command: (".*")/.exec(hermes.stdout)![1];
+    const argv: string[] = JSON.parse(
+      (
+        await sh(
+          'python3',
+          ['-c', 'import json,shlex,sys; print(json.dumps(shlex.split(json.loads(sys.argv[1]))))', line],
+          app,
+        )
+      ).stdout,
+    );
+    const event = JSON.stringify({
+      hook_event_name: 'pre_tool_call',
+      tool_name: 'get_weather',
+      tool_input: { city: 'Berlin' },
+      extra: {},
+    });
+    const fired = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const c = spawn(argv[0], argv.slice(1), { cwd: app, env: noPath, stdio: ['pipe', 'pipe', 'inherit'] });
+      let o = '';
+      c.stdout.on('data', (b) => {
+        o += b;
+      });
+      c.on('close', (code) => resolve({ code, out: o }));
+      c.stdin.end(event);
+    });
+    expect(fired.code).toBe(0);
+    expect(JSON.parse(fired.out)).toMatchObject({ action: 'block', message: expect.stringContaining('Berlin') });
+
+    const picoclaw = await setup('picoclaw');
+    expect(picoclaw.code, picoclaw.stderr).toBe(0);
+    const command: string[] = JSON.parse(picoclaw.stdout).hooks.processes.weather.command;
+    expect(command[1]).toBe(join(app, 'node_modules/hookgate/dist/src/node/bin.js'));
+    const answered = await new Promise<string>((resolve) => {
+      const c = spawn(command[0], command.slice(1), {
+        cwd: app,
+        env: noPath,
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
+      children.push(c);
+      let o = '';
+      c.stdout.on('data', (b) => {
+        o += b;
+        if (o.includes('"id":2')) {
+          c.stdin.end();
+          resolve(o);
+        }
+      });
+      c.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.hello', params: { name: 'weather', version: 1, modes: ['tool'] } })}\n` +
+          `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'hook.before_tool', params: { tool: 'get_weather', arguments: { city: 'Berlin' } } })}\n`,
+      );
+    });
+    expect(answered).toContain('Berlin: 18 C, light rain');
+    child.kill('SIGTERM');
+  }, 60_000);
 });
