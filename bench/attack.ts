@@ -85,7 +85,8 @@ function configDocument(port: number): Record<string, unknown> {
     tenants: {
       victim: {
         ...key('ATTACK_VICTIM_SECRET'),
-        hooks: { weather, stdio: hostile('forks', { tools: ['get_weather'] }) },
+        // Slow shows as latency, not as a lost call: the deadline is far above any p99 seen.
+        hooks: { weather, stdio: hostile('forks', { tools: ['get_weather'], timeoutMs: 10_000 }) },
       },
       attacker: {
         ...key('ATTACK_ATTACKER_SECRET'),
