@@ -403,7 +403,10 @@ const bad: number = defineHook;
       c.stdin.end(event);
     });
     expect(fired.code).toBe(0);
-    expect(JSON.parse(fired.out)).toMatchObject({ action: 'block', message: expect.stringContaining('Berlin') });
+    expect(JSON.parse(fired.out)).toMatchObject({
+      action: 'block',
+      message: expect.stringContaining('Berlin'),
+    });
 
     const picoclaw = await setup('picoclaw');
     expect(picoclaw.code, picoclaw.stderr).toBe(0);
