@@ -2,7 +2,6 @@ import { ConfigError } from '../config/errors.js';
 import { HookgateError } from '../lib/errors.js';
 import { type CommandIo, parseCommandArgs } from './commands/command.js';
 import { commands } from './commands/index.js';
-import { ownVersion } from './package-info.js';
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -54,6 +53,8 @@ export async function main(argv: readonly string[], io: Partial<CommandIo> = {})
     return 0;
   }
   if (name === '--version' || name === '-V' || name === '-v') {
+    // Loaded here only: it reads files (node:fs), which a per-event command does not need.
+    const { ownVersion } = await import('./package-info.js');
     out.stdout.write(`${ownVersion()}\n`);
     return 0;
   }

@@ -1,4 +1,6 @@
-import { parseArgs } from 'node:util';
+// Taken as CommonJS: an ES import of node:util builds its whole namespace (lazy parts included),
+// about 3 MB in every run of a per-event command, which all read their flags here.
+const { parseArgs } = process.getBuiltinModule('node:util');
 
 /**
  * One way to read command-line flags for every hookgate command: `node:util`'s parseArgs (no

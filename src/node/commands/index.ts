@@ -1,5 +1,4 @@
 import type { Command } from './command.js';
-import { DEFAULT_CONFIG_FILE } from './config-file.js';
 
 /**
  * One `hookgate` command as the CLI knows it before it runs: its name, its line in `hookgate --help`
@@ -58,7 +57,8 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'init',
-    summary: `write a ${DEFAULT_CONFIG_FILE} that runs as is (with a secret and a hook); never overwrites`,
+    // DEFAULT_CONFIG_FILE, written out: config-file.ts (node:fs) is for the commands that read one.
+    summary: 'write a hookgate.yaml that runs as is (with a secret and a hook); never overwrites',
     load: async () => (await import('./init.js')).init,
   },
 ];
