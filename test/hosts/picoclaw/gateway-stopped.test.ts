@@ -26,7 +26,7 @@ import {
 const missing = picoclawMissing();
 
 describe.skipIf(missing)(
-  `real PicoClaw: the gateway stopped mid-turn${missing ? ` (${missing})` : ''}`,
+  `real PicoClaw: the gateway stopped mid-turn${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     let dir: string;
     let token: string;

@@ -35,7 +35,7 @@ function setupEntry(setup: ReturnType<typeof picoclawSetup>): ProcessHook {
 }
 
 describe.skipIf(missing)(
-  `real PicoClaw: process hooks through hookgate bridge${missing ? ` (${missing})` : ''}`,
+  `real PicoClaw: process hooks through hookgate bridge${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     let gw: TestGateway;
     let home: PicoClawHome;

@@ -75,7 +75,7 @@ function predicted(i: number): { exact?: string; contains?: string; startsWith?:
 }
 
 describe.skipIf(missing)(
-  `the PicoClaw simulator against the real binary${missing ? ` (${missing})` : ''}`,
+  `the PicoClaw simulator against the real binary${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     let home: PicoClawHome;
     let run: AgentRun;
