@@ -34,7 +34,7 @@ describe.skipIf(SKIP_REDIS)(`a gateway whose Redis is TLS with a pinned CA${redi
   /** What the gateway has written to this Redis, read by a client that trusts its CA. */
   const keysIn = async (r: TestRedis) => {
     const c = new RedisClient(`rediss://:${PASSWORD}@127.0.0.1:${r.port}`, {
-      timeoutMs: 2000,
+      timeoutMs: 10_000, // the test's own reader: an upper bound, far above a local Redis
       tls: { ca: genuine.ca, servername: 'redis.test' },
     });
     try {
