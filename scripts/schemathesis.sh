@@ -17,7 +17,7 @@ venv="${XDG_CACHE_HOME:-$HOME/.cache}/hookgate/schemathesis-$version"
 if [ ! -x "$venv/bin/st" ]; then
   rm -rf "$venv"
   if ! { python3 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$version"; }; then
-    echo "schemathesis: could not install schemathesis==$version from PyPI into $venv"
+    echo "schemathesis: could not install schemathesis==$version from PyPI into $venv (needs python3 >= 3.10 with venv, e.g. apt-get install python3-venv)"
     exit 1
   fi
 fi
