@@ -4,7 +4,7 @@
 # once with none, and the admin routes once with the admin token. Passes when no run has a finding
 # and no response was a 5xx; prints one line per run and exits non-zero otherwise.
 #
-#   bash scripts/schemathesis.sh            # needs node (22 or 24), npm ci done, and python3 >= 3.10
+#   bash scripts/schemathesis.sh            # needs node (22 or 24), npm ci done, and python3 >= 3.11
 #   SCHEMATHESIS_MAX_EXAMPLES=100 bash scripts/schemathesis.sh   # a longer run
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ venv="${XDG_CACHE_HOME:-$HOME/.cache}/hookgate/schemathesis-$version"
 if [ ! -x "$venv/bin/st" ]; then
   rm -rf "$venv"
   if ! { python3 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$version"; }; then
-    echo "schemathesis: could not install schemathesis==$version from PyPI into $venv (needs python3 >= 3.10 with venv, e.g. apt-get install python3-venv)"
+    echo "schemathesis: could not install schemathesis==$version from PyPI into $venv (needs python3 >= 3.11 with venv, e.g. apt-get install python3-venv)"
     exit 1
   fi
 fi
