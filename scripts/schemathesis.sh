@@ -25,7 +25,9 @@ fi
 work="$(mktemp -d)"
 gateway_pid=""
 cleanup() {
-  [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null
+  if [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null; then
+    wait "$gateway_pid" 2>/dev/null
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -74,9 +76,10 @@ include-operation-id = "connectHookWebSocket"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "426", "429", "5xx"]
 EOF
 
-hookgate() { node --import tsx src/node/bin.ts "$@"; }
+hookgate=(node --import tsx src/node/bin.ts)
 
-hookgate serve --config "$work/hookgate.yaml" >"$work/gateway.log" 2>&1 &
+# Started directly (no subshell in between), so $! is the gateway itself and cleanup stops it.
+"${hookgate[@]}" serve --config "$work/hookgate.yaml" >"$work/gateway.log" 2>&1 &
 gateway_pid=$!
 # The gateway logs its URL (with the port the OS chose) once it listens.
 url=""
@@ -91,7 +94,7 @@ if [ -z "$url" ]; then
   cat "$work/gateway.log"
   exit 1
 fi
-if ! token="$(hookgate token --config "$work/hookgate.yaml" --tenant demo --hooks weather --ttl 1h)"; then
+if ! token="$("${hookgate[@]}" token --config "$work/hookgate.yaml" --tenant demo --hooks weather --ttl 1h)"; then
   echo "schemathesis: could not sign a tenant token"
   exit 1
 fi
