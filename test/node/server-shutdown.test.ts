@@ -27,11 +27,11 @@ writeFileSync(
       acme: {
         auth: { keys: [{ kid: 'k1', alg: 'HS256', secret: 'env:SHUTDOWN_TEST_SECRET' }] },
         hooks: {
-          // Takes its time for a tool named `slow`, and says on stderr when such a call starts.
+          // Holds a call to `held` until the test creates the release file; says so on stderr.
           slow: {
-            backend: { type: 'module', module: join(REPO, 'test/helpers/slow-hook.ts') },
+            backend: { type: 'module', module: join(REPO, 'test/helpers/held-hook.ts') },
             modes: ['tool'],
-            tools: ['slow'],
+            tools: ['held'],
           },
         },
       },
@@ -39,12 +39,13 @@ writeFileSync(
   }),
 );
 const env = { ...process.env, SHUTDOWN_TEST_SECRET: SECRET };
+const release = join(dir, 'release');
 
 const call = (id: number) => ({
   jsonrpc: '2.0',
   id,
   method: 'hook.before_tool',
-  params: { tool: 'slow', arguments: { ms: 1000 } },
+  params: { tool: 'held', arguments: { release } },
 });
 
 describe('serve on SIGTERM', () => {
@@ -85,9 +86,14 @@ describe('serve on SIGTERM', () => {
     });
     const wsClosed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
     ws.on('open', () => ws.send(JSON.stringify(call(2))));
-    await expect.poll(() => err.match(/slow-hook: started/g)?.length ?? 0, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => err.match(/held-hook: started/g)?.length ?? 0, { timeout: 20_000 }).toBe(2);
 
     child.kill('SIGTERM');
+    // The drain has begun with both calls held; only then are they let go.
+    await expect
+      .poll(() => out.includes('shutting down: answering the calls in flight'), { timeout: 20_000 })
+      .toBe(true);
+    writeFileSync(release, '');
     expect(await http).toMatchObject({ id: 1, result: { action: 'respond' } });
     expect(await wsAnswer).toMatchObject({ id: 2, result: { action: 'respond' } });
     expect(await wsClosed).toBe(1001);
