@@ -23,6 +23,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -175,6 +176,7 @@ function npxProject(dir: string): string {
   // npm's install makes the bin executable; tsc's output is not.
   chmodSync(binOf(dir), 0o755);
   writeFileSync(join(project, 'package.json'), '{"name":"npx-bench","private":true}\n');
+  process.on('exit', () => rmSync(project, { recursive: true, force: true }));
   return project;
 }
 
