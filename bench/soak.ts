@@ -255,9 +255,9 @@ async function main(): Promise<void> {
   const idle = { rss_mib: round(procRssBytes(pid) / MiB), live_heap_mib: round(idleMem.heapUsed / MiB) };
   console.log(`idle, before the first call: RSS ${idle.rss_mib} MiB, live heap ${idle.live_heap_mib} MiB`);
 
-  // Paced: every tick issues its share of the rate round-robin over the streams, without waiting
-  // for answers; a stream with too many calls outstanding skips its turn (counted) rather than
-  // piling up calls on a stalled gateway.
+  // Paced: every tick issues the calls due by the clock (so a late tick catches up) round-robin
+  // over the streams, without waiting for answers; a stream with too many calls outstanding skips
+  // its turn (counted) rather than piling up calls on a stalled gateway.
   const TICK_MS = 20;
   const MAX_OUTSTANDING = 64;
   const outstanding = new Map<Stream, number>();
@@ -265,12 +265,11 @@ async function main(): Promise<void> {
   let answered = 0;
   let skipped = 0;
   let latencies: number[] = [];
-  let carry = 0;
   let next = 0;
   const started = performance.now();
   const issue = () => {
-    carry += (rate * TICK_MS) / 1000;
-    for (; carry >= 1; carry--) {
+    const due = Math.floor(((performance.now() - started) * rate) / 1000);
+    while (next < due) {
       const s = streams[next++ % streams.length];
       const n = outstanding.get(s) ?? 0;
       if (n >= MAX_OUTSTANDING) {
