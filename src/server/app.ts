@@ -10,6 +10,8 @@ import { type AuthVariables, extractToken, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
 import { notACallOrNotification } from './call-envelope.js';
 import { answerClaudeCode } from './claude-code-route.js';
+import { answerCommandHost } from './command-host-route.js';
+import { COMMAND_HOSTS } from '../dialects/command-hosts.js';
 import { type DocsAssetsLoader, docsRoutes } from './docs.js';
 import { httpError, rateLimited } from './errors.js';
 import type { Gateway } from './gateway.js';
@@ -58,7 +60,13 @@ function limitDoc(spec: LimitSpec): Record<string, number> {
 type Env = { Variables: AuthVariables & { idSent?: boolean } };
 
 /** Every host protocol a hook answers; describe lists them. */
-const DIALECTS = ['picoclaw', 'claude-code', 'openclaw', 'hermes'] as const;
+const DIALECTS = [
+  'picoclaw',
+  'claude-code',
+  'openclaw',
+  'hermes',
+  ...COMMAND_HOSTS.map((h) => h.dialect),
+] as const;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -312,6 +320,13 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.post(`${base}/openclaw`, access, (c) =>
     answerOpenClaw(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
   );
+
+  // The hosts that run `hookgate hook` as their command hook (Codex, Copilot, Gemini CLI).
+  for (const host of COMMAND_HOSTS) {
+    app.post(`${base}/${host.dialect}`, access, (c) =>
+      answerCommandHost(c, gateway, server.maxBodyBytes, host, (text) => jsonAnswer(c, text)),
+    );
+  }
 
   return app;
 }

@@ -70,10 +70,12 @@ const HookDescription = z
       tenant: LimitSpecDoc.optional(),
     }),
     backend: z.object({ type: z.enum(['stdio', 'module', 'http']), ready: z.boolean() }),
-    dialects: z.array(z.enum(['picoclaw', 'claude-code', 'openclaw', 'hermes'])).openapi({
-      description:
-        'Host protocols this hook answers: picoclaw on this route and /ws, claude-code on /claude-code, openclaw on /openclaw, hermes on /hermes',
-    }),
+    dialects: z
+      .array(z.enum(['picoclaw', 'claude-code', 'openclaw', 'hermes', 'codex', 'copilot', 'gemini']))
+      .openapi({
+        description:
+          'Host protocols this hook answers: picoclaw on this route and /ws, claude-code on /claude-code, openclaw on /openclaw, hermes on /hermes, and codex, copilot, gemini (`hookgate hook`) on /codex, /copilot, /gemini',
+      }),
     mcp: z.string().openapi({
       description: "Path of the hook's MCP endpoint (its tools as an MCP server)",
       example: '/v1/tenants/demo/hooks/weather/mcp',

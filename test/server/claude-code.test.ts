@@ -124,7 +124,15 @@ describe('auth and bad input', () => {
       headers: { authorization: `Bearer ${await gw.token()}` },
     });
     const d = (await res.json()) as any;
-    expect(d.dialects).toEqual(['picoclaw', 'claude-code', 'openclaw', 'hermes']);
+    expect(d.dialects).toEqual([
+      'picoclaw',
+      'claude-code',
+      'openclaw',
+      'hermes',
+      'codex',
+      'copilot',
+      'gemini',
+    ]);
     expect(d.grants.approve_tools).toEqual(['Bash']);
     const narrowed = await fetch(`${gw.url}/v1/tenants/acme/hooks/granted`, {
       headers: { authorization: `Bearer ${await gw.token({ tools: ['Read'] })}` },

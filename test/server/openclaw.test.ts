@@ -123,7 +123,15 @@ describe('auth and bad input', () => {
     const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/granted`, {
       headers: { authorization: `Bearer ${await gw.token()}` },
     });
-    expect(((await res.json()) as any).dialects).toEqual(['picoclaw', 'claude-code', 'openclaw', 'hermes']);
+    expect(((await res.json()) as any).dialects).toEqual([
+      'picoclaw',
+      'claude-code',
+      'openclaw',
+      'hermes',
+      'codex',
+      'copilot',
+      'gemini',
+    ]);
   });
 });
 

@@ -1,0 +1,24 @@
+import type { CommandHostCall } from '../command-host.js';
+import { toolVerdict } from '../tool-verdict.js';
+
+/**
+ * Policy-checked answer → what the shim prints for Gemini CLI. Pure; the grants are applied.
+ *
+ * - A block is `decision: "deny"` with the reason (the model reads `Tool execution blocked: …`).
+ * - A rewrite is `hookSpecificOutput.tool_input`, which replaces all the arguments: the complete
+ *   input goes (rewrite_tools).
+ * - Never `allow` or `ask`: whether `allow` skips Gemini's confirmation is not established (in
+ *   headless runs the shell tool is offered only in yolo mode, which confirms nothing), and `ask`
+ *   ends a headless run. "No objection" is `{}`, printed as nothing.
+ */
+export function toHostAnswer(
+  request: CommandHostCall,
+  answer: Record<string, unknown>,
+): Record<string, unknown> {
+  // AfterTool: a command hook can only add context there; nothing the hook's answer carries.
+  if (request.event !== 'BeforeTool') return {};
+  const verdict = toolVerdict('Gemini CLI', request.params.tool, request.toolInput, answer);
+  if (verdict.kind === 'none') return {};
+  if (verdict.kind === 'block') return { decision: 'deny', reason: verdict.reason };
+  return { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: verdict.input } };
+}

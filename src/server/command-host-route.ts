@@ -1,0 +1,98 @@
+import type { Context } from 'hono';
+import { commandAnsweredLabel } from '../dialects/command-answered.js';
+import type { CommandHost, CommandHostCall } from '../dialects/command-host.js';
+import { toolVerdict } from '../dialects/tool-verdict.js';
+import { Refusal } from '../limits/types.js';
+import { isPlainObject } from '../policy/equal.js';
+import { Method } from '../protocol/methods.js';
+import type { AuthVariables } from './auth.js';
+import { readJsonBody } from './body.js';
+import { ownMcpServerName } from './claude-code-route.js';
+import { httpError, rateLimited } from './errors.js';
+import type { CallOrigin, Gateway } from './gateway.js';
+import { hostAnswerText } from './host-answer.js';
+
+/**
+ * POST .../{hook}/<dialect> for a host that runs a command per hook event (Codex, Copilot, Gemini;
+ * see src/dialects/command-hosts.ts): the host's stdin JSON, as `hookgate hook` forwards it, through
+ * the gateway's call path, answered with what the command prints (`{}`: print nothing). As on the
+ * other dialect routes, a hook that is down, slow or wrong still gets 200 with its declared failure
+ * answer in the host's shape; only what the gateway cannot answer for the hook (not the host's
+ * body, over a size or rate limit) gets an HTTP error, and the shim's --fail-closed decides.
+ */
+export async function answerCommandHost(
+  c: Context<{ Variables: AuthVariables }>,
+  gateway: Gateway,
+  maxBodyBytes: number,
+  host: CommandHost,
+  answer: (text: string) => Response,
+): Promise<Response> {
+  const body = await readJsonBody(c, maxBodyBytes);
+  const hook = c.get('hook');
+  const requestId = c.get('requestId');
+  const request = host.toHookRequest(body, {
+    requestId,
+    now: new Date().toISOString(),
+    ownMcpServer: ownMcpServerName(hook.name),
+  });
+  if (request.kind === 'invalid')
+    throw httpError(400, 'bad_request', `not a ${host.label} hook call: ${request.why}`);
+  if (request.kind === 'event') {
+    gateway.notify(hook, Method.RuntimeEvent, request.params);
+    return answer('{}');
+  }
+  const origin: CallOrigin = {
+    dialect: host.dialect,
+    hostApproves: host.hostApproves,
+    requestId,
+    // Audited as what the host gets, not in PicoClaw's terms.
+    describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, a)),
+  };
+  const principal = c.get('principal');
+  const result = await gateway.invoke(principal, hook, request.method, request.params, origin);
+  if (result instanceof Refusal) throw rateLimited(result);
+  const approval = await approvalOf(gateway, c, host, request, result);
+  const toHost = (a: Record<string, unknown>) => host.toHostAnswer(request, a);
+  return answer(
+    hostAnswerText(
+      hook,
+      request.method,
+      () => host.toHostAnswer(request, result, approval),
+      toHost,
+      host.hostApproves,
+    ),
+  );
+}
+
+/**
+ * For an event that is also the host's approval (Copilot's preToolUse): the hook's approve_tool
+ * answer for the call as it will run, asked only when the hook has the approve mode and its
+ * before_tool answer lets the call go on. Its `approved: true` passes only within approve_tools.
+ */
+async function approvalOf(
+  gateway: Gateway,
+  c: Context<{ Variables: AuthVariables }>,
+  host: CommandHost,
+  request: CommandHostCall,
+  answer: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
+  const hook = c.get('hook');
+  if (!request.alsoApproves || !hook.modes.has('approve')) return undefined;
+  const verdict = toolVerdict(host.label, request.params.tool, request.toolInput, answer);
+  if (verdict.kind === 'block') return undefined;
+  const meta = isPlainObject(request.params.meta) ? request.params.meta : {};
+  const params = {
+    meta: { ...meta, TracePath: 'turn.tool.approve' },
+    tool: request.params.tool,
+    arguments: verdict.kind === 'rewrite' ? verdict.input : (request.toolInput ?? {}),
+  };
+  const origin: CallOrigin = {
+    dialect: host.dialect,
+    hostApproves: true,
+    requestId: c.get('requestId'),
+    describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, answer, a)),
+  };
+  const approval = await gateway.invoke(c.get('principal'), hook, Method.ApproveTool, params, origin);
+  if (approval instanceof Refusal) throw rateLimited(approval);
+  return approval;
+}
