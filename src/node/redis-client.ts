@@ -87,6 +87,9 @@ export class RedisClient {
     this.redis.on('error', (err: Error) => {
       this.lastError = describe(err);
     });
+    this.redis.on('ready', () => {
+      this.lastError = undefined;
+    });
   }
 
   async command(args: readonly (string | number)[]): Promise<unknown> {
