@@ -28,7 +28,8 @@ type AssertKind = 'begin_text' | 'end_text' | 'begin_line' | 'end_line' | 'word'
 
 type Node =
   | { t: 'empty' }
-  | { t: 'char'; test: CharTest }
+  /** `lit`: the one code point it matches, when it is a case-sensitive literal. */
+  | { t: 'char'; test: CharTest; lit?: number }
   | { t: 'assert'; kind: AssertKind }
   | { t: 'cat'; items: Node[] }
   | { t: 'alt'; items: Node[] }
@@ -59,7 +60,30 @@ export function compileLinearRegex(pattern: string): LinearRegex {
   }
   const node = new Parser(pattern).parseAll();
   const prog = new Compiler(pattern).compile(node);
-  return { source: pattern, test: (input) => run(prog, input) };
+  const vm = new PikeVm(prog);
+  const needle = requiredLiteral(node);
+  return {
+    source: pattern,
+    // Most patterns people write contain a literal (`rm`, `.env`): an input without it cannot
+    // match, and indexOf answers that without starting the machine.
+    test: needle ? (input) => input.includes(needle) && vm.test(input) : (input) => vm.test(input),
+  };
+}
+
+/** The longest run of literal characters every match must contain, or '' if there is none. */
+function requiredLiteral(node: Node): string {
+  const items = node.t === 'cat' ? node.items : [node];
+  let best: number[] = [];
+  let run: number[] = [];
+  for (const item of items) {
+    if (item.t === 'char' && item.lit !== undefined) {
+      run.push(item.lit);
+      if (run.length > best.length) best = run;
+    } else if (item.t !== 'assert') {
+      run = [];
+    }
+  }
+  return String.fromCodePoint(...best);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,7 +272,7 @@ class Parser {
   }
 
   private literal(c: number, f: Flags): Node {
-    return { t: 'char', test: f.i ? foldCase((x) => x === c) : (x) => x === c };
+    return f.i ? { t: 'char', test: foldCase((x) => x === c) } : { t: 'char', test: (x) => x === c, lit: c };
   }
 
   private parseGroup(f: Flags, depth: number): Node | null {
@@ -327,6 +351,10 @@ class Parser {
         if (items.length === 0) return { t: 'empty' };
         return items.length === 1 ? items[0]! : { t: 'cat', items };
       }
+    }
+    if (!'dDwWsSpP'.includes(String.fromCodePoint(c))) {
+      this.pos++;
+      return this.literal(this.parseSingleEscape(c, true), f);
     }
     const test = this.parseEscape(true);
     return { t: 'char', test: f.i ? foldCase(test) : test };
@@ -572,21 +600,65 @@ class Compiler {
 // ---------------------------------------------------------------------------------------------
 // Pike VM: one pass over the input, each state at most once per position.
 
-function run(prog: Inst[], input: string): boolean {
-  const n = prog.length;
-  let clist = new Int32Array(n);
-  let nlist = new Int32Array(n);
-  let csize = 0;
-  // A state's mark is the step it was last added at: membership in O(1) without clearing.
-  const mark = new Int32Array(n).fill(-1);
-  const stack = new Int32Array(n * 2 + 2);
-  let step = 0;
-  let size = 0;
+/**
+ * The machine for one program, its lists allocated once: `test` runs to completion without calling
+ * out (a character test is a comparison or a one-code-point property check), so one instance per
+ * pattern serves every call.
+ */
+class PikeVm {
+  private clist: Int32Array;
+  private nlist: Int32Array;
+  /** A state's mark is the step it was last added at: membership in O(1) without clearing. */
+  private readonly mark: Int32Array;
+  private readonly stack: Int32Array;
+  private step = 0;
+  private size = 0;
 
-  // Adds `pc0` and every state reachable from it without consuming a character to `list` (its
-  // length in `size`), with assertions judged between `prev` and `cur`. True if that reaches the
-  // match state.
-  const add = (list: Int32Array, pc0: number, prev: number, cur: number): boolean => {
+  constructor(private readonly prog: Inst[]) {
+    const n = prog.length;
+    this.clist = new Int32Array(n);
+    this.nlist = new Int32Array(n);
+    this.mark = new Int32Array(n);
+    this.stack = new Int32Array(n * 2 + 2);
+  }
+
+  test(input: string): boolean {
+    this.mark.fill(-1);
+    this.step = 0;
+    let csize = 0;
+    let prev = -1;
+    let pos = 0;
+    for (;;) {
+      const cur = pos < input.length ? input.codePointAt(pos)! : -1;
+      // Unanchored search: a new thread starts at every position (a state already live stays once).
+      this.size = csize;
+      if (this.add(this.clist, 0, prev, cur)) return true;
+      csize = this.size;
+      if (cur === -1) return false;
+      const width = cur > 0xffff ? 2 : 1;
+      const next = pos + width < input.length ? input.codePointAt(pos + width)! : -1;
+      this.step++;
+      this.size = 0;
+      const clist = this.clist;
+      for (let k = 0; k < csize; k++) {
+        const inst = this.prog[clist[k]!] as Extract<Inst, { op: 'char' }>;
+        if (inst.test(cur) && this.add(this.nlist, inst.next, cur, next)) return true;
+      }
+      this.clist = this.nlist;
+      this.nlist = clist;
+      csize = this.size;
+      prev = cur;
+      pos += width;
+    }
+  }
+
+  /**
+   * Adds `pc0` and every state reachable from it without consuming a character to `list` (its
+   * length in `size`), with assertions judged between `prev` and `cur`. True if that reaches the
+   * match state.
+   */
+  private add(list: Int32Array, pc0: number, prev: number, cur: number): boolean {
+    const { prog, mark, stack, step } = this;
     let sp = 0;
     stack[sp++] = pc0;
     let matched = false;
@@ -610,34 +682,11 @@ function run(prog: Inst[], input: string): boolean {
           matched = true;
           break;
         case 'char':
-          list[size++] = pc;
+          list[this.size++] = pc;
           break;
       }
     }
     return matched;
-  };
-
-  let prev = -1;
-  let pos = 0;
-  for (;;) {
-    const cur = pos < input.length ? input.codePointAt(pos)! : -1;
-    // Unanchored search: a new thread starts at every position (states already live are kept once).
-    size = csize;
-    if (add(clist, 0, prev, cur)) return true;
-    csize = size;
-    if (cur === -1) return false;
-    const width = cur > 0xffff ? 2 : 1;
-    const next = pos + width < input.length ? input.codePointAt(pos + width)! : -1;
-    step++;
-    size = 0;
-    for (let k = 0; k < csize; k++) {
-      const inst = prog[clist[k]!] as Extract<Inst, { op: 'char' }>;
-      if (inst.test(cur) && add(nlist, inst.next, cur, next)) return true;
-    }
-    [clist, nlist] = [nlist, clist];
-    csize = size;
-    prev = cur;
-    pos += width;
   }
 }
 
