@@ -25,7 +25,7 @@ interface StartArgs {
   overLimitConnections: number;
   phaseMs: number;
   /** The hooks that fork, allocate and connect without bound (a gateway with per-hook limits). */
-  bombs: boolean;
+  bombs: readonly ('forkbomb' | 'membomb' | 'hammer')[];
 }
 
 type Tally = Record<string, number>;
@@ -132,21 +132,22 @@ export function startMix(args: StartArgs): void {
       await new Promise((r) => setTimeout(r, 50));
     }),
   );
-  if (args.bombs) {
-    const port = new URL(args.url).port;
+  const port = new URL(args.url).port;
+  if (args.bombs.includes('forkbomb'))
     tasks.push(
       (async () => count(`forkbomb_${await answer(args, 'forkbomb', call(`forkbomb:${args.phaseMs}`))}`))(),
     );
+  if (args.bombs.includes('hammer'))
     tasks.push(
       (async () => count(`hammer_${await answer(args, 'hammer', call(`hammer:${port}:${args.phaseMs}`))}`))(),
     );
+  if (args.bombs.includes('membomb'))
     tasks.push(
       loop(async () => {
         count(`membomb_${await answer(args, 'membomb', call('membomb'))}`);
         await new Promise((r) => setTimeout(r, 50));
       }),
     );
-  }
   for (let i = 0; i < args.overLimitConnections; i++) {
     tasks.push(
       loop(async () => count(`greedy_http_${await post(args, 'weather', call('get_weather'), 'greedy')}`)),
