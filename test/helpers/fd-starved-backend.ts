@@ -8,7 +8,11 @@ import { closeSync, openSync } from 'node:fs';
 import { StdioBackend } from '../../src/backends/stdio.js';
 
 const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
-const log = (level: string) => (obj: object, msg?: string) => say({ level, msg, ...obj });
+let respawnFailed = false;
+const log = (level: string) => (obj: object, msg?: string) => {
+  if (msg === 'hook did not start' && (obj as { code?: string }).code === 'EMFILE') respawnFailed = true;
+  say({ level, msg, ...obj });
+};
 const backend = new StdioBackend(
   {
     command: [process.execPath, process.argv[2]],
@@ -40,10 +44,12 @@ try {
   say({ step: 'starved', fds: fds.length, code: (err as NodeJS.ErrnoException).code });
 }
 await backend.call('hook.before_tool', { tool: 'crash', arguments: {} }, 2000).catch(() => {});
-await sleep(600);
+// Until the respawn has failed for want of an fd (the deadline only bounds a run that never gets
+// there; a loaded machine takes longer than an idle one, never this long).
+await until(() => respawnFailed, 8000);
 say({ step: 'while-starved', ready: backend.ready() });
 for (const fd of fds.splice(0)) closeSync(fd);
-const recovered = await until(() => backend.ready(), 5000);
+const recovered = await until(() => backend.ready(), 8000);
 say({ step: 'after', ready: recovered });
 await backend.close();
 process.exit(recovered ? 0 : 2);
