@@ -221,7 +221,7 @@ describe('gateway killed mid-call, then back', () => {
       },
     );
     expect((await host.call('hook.hello', { name: 'h', version: 1, modes: ['tool'] })).result.ok).toBe(true);
-    const answer = await host.call('hook.before_tool', { tool: 'get_weather', arguments: {} }, 5000);
+    const answer = await host.call('hook.before_tool', { tool: 'get_weather', arguments: {} }, 30_000);
     expect(answer.result.action).toBe('deny_tool');
     await host.waitForStderr(/401/);
     expect(host.stderr).not.toContain('d3Jvbmctc2lnbmF0dXJl');
