@@ -527,6 +527,24 @@ export function hookUid(tenant: string, hook: string): number {
   return HOOK_UID_BASE + (h % HOOK_UID_COUNT);
 }
 
+/**
+ * Each hook's uid in one config: its hash, or the next free one where two hooks' hashes meet (in
+ * tenant/hook order, so the same config always gives the same uids).
+ */
+export function distinctUids(hooks: readonly { tenant: string; name: string }[]): Map<string, number> {
+  const out = new Map<string, number>();
+  const taken = new Set<number>();
+  const keys = [...new Set(hooks.map((h) => `${h.tenant}/${h.name}`))].sort();
+  for (const key of keys) {
+    const slash = key.indexOf('/');
+    let uid = hookUid(key.slice(0, slash), key.slice(slash + 1));
+    while (taken.has(uid)) uid = HOOK_UID_BASE + ((uid - HOOK_UID_BASE + 1) % HOOK_UID_COUNT);
+    taken.add(uid);
+    out.set(key, uid);
+  }
+  return out;
+}
+
 export interface LimitedHook {
   tenant: string;
   name: string;
@@ -600,13 +618,14 @@ export function hookLimiter(
     };
   }
   if (identity === 'setpriv') {
+    const uids = distinctUids(hooks);
     log.warn(
       { limits: 'rlimit', uids: `${HOOK_UID_BASE}+`, reason: support.reason },
       'hook limits by rlimit (no cgroup here): a uid per hook for its process limit, memory per process',
     );
     return {
       limit: (spec, hook) => limitSpawn(spec, bytes(hook), support, '', hook.limits.pids),
-      uid: (hook) => hookUid(hook.tenant, hook.name),
+      uid: (hook) => uids.get(`${hook.tenant}/${hook.name}`) ?? hookUid(hook.tenant, hook.name),
     };
   }
   const nproc = hooks.reduce((n, h) => n + h.limits.pids, 0) + NPROC_HEADROOM;

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   detectLimits,
+  distinctUids,
   HOOK_UID_BASE,
   hookLimiter,
   hookUid,
@@ -252,6 +253,21 @@ describe.skipIf(SKIP_USERNS)(
 );
 
 describe.skipIf(SKIP_UIDS)(`rlimits with a uid per hook (a root gateway without cgroups)${uidNote}`, () => {
+  it('gives two hooks whose hashes meet different uids, the same for the same config', () => {
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair; i++) {
+      const u = hookUid('t', `h${i}`);
+      const other = seen.get(u);
+      if (other) pair = [other, `h${i}`];
+      seen.set(u, `h${i}`);
+    }
+    const hooks = pair.map((name) => ({ tenant: 't', name }));
+    const uids = distinctUids(hooks);
+    expect(new Set(uids.values()).size).toBe(2);
+    expect(distinctUids([...hooks].reverse())).toEqual(uids);
+  });
+
   it('gives each hook a stable uid of its own in the reserved range', () => {
     expect(hookUid('acme', 'weather')).toBe(hookUid('acme', 'weather'));
     expect(hookUid('acme', 'weather')).not.toBe(hookUid('other', 'weather'));
