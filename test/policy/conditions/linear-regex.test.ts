@@ -175,3 +175,57 @@ describe('linear-time regex: patterns that make a backtracking engine explode', 
     expect(re.test('a'.repeat(50))).toBe(onFifty);
   });
 });
+
+describe('linear-time regex: random patterns agree with RegExp', () => {
+  // A seeded generator (the same patterns every run) over constructs RE2 and JavaScript read
+  // alike; inputs avoid \r and the Unicode line separators, which only JavaScript's `.` excludes.
+  function rng(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const random = rng(20);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const atoms = ['a', 'b', 'c', '.', '[ab]', '[^a]', '\\w', '\\s', '\\d', 'x', ' '];
+  function pattern(depth: number): string {
+    const n = 1 + Math.floor(random() * 3);
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      let atom =
+        depth > 0 && random() < 0.3
+          ? `(${pattern(depth - 1)}${random() < 0.5 ? `|${pattern(depth - 1)}` : ''})`
+          : pick(atoms);
+      if (random() < 0.4) atom += pick(['*', '+', '?', '{1,2}', '{2}', '*?', '{0,}']);
+      out += atom;
+    }
+    if (random() < 0.15) out = `^${out}`;
+    if (random() < 0.15) out = `${out}$`;
+    if (random() < 0.1) out = `\\b${out}`;
+    return out;
+  }
+  function input(): string {
+    const n = Math.floor(random() * 9);
+    let s = '';
+    for (let i = 0; i < n; i++) s += pick(['a', 'b', 'c', 'x', ' ', '1', '\n', 'é']);
+    return s;
+  }
+
+  it('2,000 patterns, 20 inputs each', () => {
+    const disagreements: string[] = [];
+    for (let k = 0; k < 2000; k++) {
+      const p = pattern(2);
+      const ours = compileLinearRegex(p);
+      const js = new RegExp(p, 'u');
+      for (let j = 0; j < 20; j++) {
+        const s = input();
+        if (ours.test(s) !== js.test(s)) disagreements.push(`${p} on ${JSON.stringify(s)}`);
+      }
+    }
+    expect(disagreements.slice(0, 10)).toEqual([]);
+  });
+});
