@@ -1,7 +1,9 @@
 import { orderModes } from '../protocol/methods.js';
 import { type ConfigIssue, ConfigError, fromZodIssues } from './errors.js';
+import { compileDecisions } from './decisions.js';
 import { compileLimits } from './limits.js';
 import { compileRedis } from './redis.js';
+import { configRevision } from './revision.js';
 import type {
   CallLimits,
   GatewayConfig,
@@ -108,7 +110,9 @@ export function compileConfig(
       redisTls,
       adminToken,
       sandbox: s.sandbox,
+      decisions: compileDecisions(s.decisions),
     },
+    revision: configRevision(doc),
     tenants,
   };
 }

@@ -1,5 +1,6 @@
 import type { Mode } from '../protocol/methods.js';
 import type { BackendDocument } from './schema.js';
+import type { DecisionSettings } from './decisions.js';
 
 /** Config after validation and secret resolution: what the gateway runs on, built once at load. */
 
@@ -95,9 +96,13 @@ export interface ServerSettings {
   /** The admin routes' bearer token (resolved); undefined: admin routes disabled. */
   adminToken?: string;
   sandbox: 'auto' | 'required' | 'off';
+  /** Where decision records go (server.decisions); applies at start. */
+  decisions: DecisionSettings;
 }
 
 export interface GatewayConfig {
   server: ServerSettings;
+  /** Names this config in decision records (src/config/revision.ts). */
+  revision: string;
   tenants: ReadonlyMap<string, TenantRuntime>;
 }

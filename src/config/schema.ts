@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MODES } from '../protocol/methods.js';
+import { decisionsSchema } from './decisions.js';
 
 /**
  * The user-facing config contract. Names are snake_case as in the YAML; `loadConfig` turns a
@@ -225,6 +226,8 @@ export const serverSchema = z
     admin_token: z.string().min(1).optional(),
     /** bubblewrap for stdio hooks: auto (when usable, else a warning), required (else refuse), off. */
     sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
+    /** One decision record per hook call (src/config/decisions.ts); absent: off. */
+    decisions: decisionsSchema.optional(),
   })
   .strict();
 

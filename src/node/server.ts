@@ -17,6 +17,8 @@ import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import { type ReloadOutcome, Reloader } from '../server/reload.js';
 import type { WsSession } from '../server/ws-session.js';
+import type { DecisionLog } from '../server/decision-log.js';
+import { nodeDecisionOutput } from './decision-output.js';
 import { readDocsAssets } from './docs-assets.js';
 import { trackHttpInFlight } from './http-in-flight.js';
 import { collectProcessMetrics } from './process-metrics.js';
@@ -59,6 +61,8 @@ export interface RunningGateway {
   /** The backends the gateway started with; after a reload, `live.current.backends`. */
   backends: ReadonlyMap<HookRuntime, HookBackend>;
   live: LiveConfig;
+  /** The decision records' writer: `flush()` resolves once the records so far are written. */
+  decisions: DecisionLog;
   sessions: ReadonlySet<WsSession>;
   /** Re-reads the config (see StartOptions.loadConfig) and applies it; a bad one changes nothing. */
   reload(): Promise<ReloadOutcome>;
@@ -102,9 +106,13 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       );
     },
   };
-  const { backends, gateway, metrics, live, limiter } = await assembleGateway(config, factories, log, {
-    createLimiter: redisLimiterFactory(config),
-  });
+  const decisionOutput = nodeDecisionOutput(config.server.decisions.target, baseDir, log);
+  const { backends, gateway, metrics, live, limiter, decisions } = await assembleGateway(
+    config,
+    factories,
+    log,
+    { createLimiter: redisLimiterFactory(config), decisionOutput: decisionOutput.output },
+  );
   const stopProcessMetrics = collectProcessMetrics(metrics);
   const keepalive = new Keepalive(config.server.wsPingIntervalMs);
   const sessions = new Set<WsSession>();
@@ -216,6 +224,9 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       await Promise.all(live.allBackends().map((b) => b.close()));
       await limiter.close?.();
       await stopped;
+      // Every call is answered by now: their records are the last to write.
+      await decisions.flush();
+      await decisionOutput.close();
       log.info(
         {
           ms: Date.now() - started,
@@ -231,7 +242,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       );
     })());
 
-  return { url, port, gateway, metrics, backends, live, sessions, reload, close };
+  return { url, port, gateway, metrics, backends, live, decisions, sessions, reload, close };
 }
 
 /** A listen failure as one line a person can act on; the cause is kept for --debug. */

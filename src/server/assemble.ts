@@ -5,6 +5,7 @@ import { LimitGate } from '../limits/gate.js';
 import { LocalLimiter } from '../limits/local.js';
 import type { CallLimiter } from '../limits/types.js';
 import { type BackendFactories, buildBackends } from './backends.js';
+import { DecisionLog, type DecisionOutput } from './decision-log.js';
 import { Gateway } from './gateway.js';
 import { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
@@ -19,11 +20,15 @@ export interface AssembledGateway {
   limiter: CallLimiter;
   /** The snapshot the app and the gateway read per request; a reload replaces it. */
   live: LiveConfig;
+  /** The decision records' writer (server.decisions); flush it before exiting. */
+  decisions: DecisionLog;
 }
 
 export interface AssembleOptions {
   /** A limiter shared across replicas (Redis, a Durable Object); default: in-process. */
   createLimiter?: (deps: { metrics: Metrics; log: Logger }) => CallLimiter;
+  /** Where decision records go when server.decisions is on (the runtime opens its target). */
+  decisionOutput?: DecisionOutput;
 }
 
 /**
@@ -63,12 +68,13 @@ export async function assembleGateway(
     for (const hook of tenant.hooks.values()) if (hook.limits !== undefined) limits.track(hook);
   }
   const live = new LiveConfig({ config, verifiers, backends });
-  const gateway = new Gateway({ live, log, metrics, limits });
+  const decisions = new DecisionLog(config.server.decisions, opts.decisionOutput, metrics);
+  const gateway = new Gateway({ live, log, metrics, limits, decisions });
   if (!config.server.adminToken) {
     log.warn(
       {},
       'admin routes disabled (/metrics, /readyz details, /admin/reload): set server.admin_token to enable them',
     );
   }
-  return { verifiers, backends, gateway, metrics, limiter, live };
+  return { verifiers, backends, gateway, metrics, limiter, live, decisions };
 }

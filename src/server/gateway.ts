@@ -28,10 +28,11 @@ import {
   failureAnswer,
   type HostTraits,
   minimiseParams,
-  type Violation,
 } from '../policy/index.js';
 import type { LimitGate } from '../limits/gate.js';
 import { Refusal } from '../limits/types.js';
+import { answeredKind, callOutcome, type Decision } from './decision.js';
+import type { DecisionLog } from './decision-log.js';
 import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -84,6 +85,8 @@ export interface GatewayDeps {
   metrics: Metrics;
   /** Tenant and hook limits; consulted only for hooks that have limits. */
   limits?: LimitGate;
+  /** Where decision records go (server.decisions); without it none are written. */
+  decisions?: DecisionLog;
 }
 
 /** Extra time the gateway gives a backend beyond its own deadline before answering for it. */
@@ -101,6 +104,8 @@ export class Gateway {
   private readonly callCounters = new WeakMap<HookRuntime, Map<string, Map<string, (by?: number) => void>>>();
   /** hookgate_call_duration_seconds per hook and method, resolved once like the counters. */
   private readonly callDurations = new WeakMap<HookRuntime, Map<string, (seconds: number) => void>>();
+  /** hookgate_decisions_total per hook, dialect and kind, resolved once like the counters. */
+  private readonly decisionCounters = new WeakMap<HookRuntime, Map<string, (by?: number) => void>>();
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {}
@@ -201,8 +206,19 @@ export class Gateway {
   ): Promise<Record<string, unknown> | Refusal> {
     // Not async: an async function returning admitted's promise would add a layer and resolve a
     // thenable (three more microtask turns per call) for nothing.
-    if (this.closing)
-      return Promise.resolve(failureAnswer(hook, method, 'gateway is shutting down', origin.hostApproves));
+    if (this.closing) {
+      const decision = this.startDecision(hook, method, params, origin);
+      const answer = failureAnswer(hook, method, 'gateway is shutting down', origin.hostApproves);
+      decision.kind = 'failed';
+      decision.answer = answer;
+      decision.failure = {
+        code: 'SHUTTING_DOWN',
+        why: 'gateway is shutting down',
+        onFailure: hook.onFailure,
+      };
+      this.decided(hook, decision, origin);
+      return Promise.resolve(answer);
+    }
     return this.admitted(principal, hook, method, params, origin);
   }
 
@@ -216,17 +232,19 @@ export class Gateway {
    * effective tools (the MCP route): one audit line, the policy refusal counter and the call counter.
    */
   refuseTool(
-    principal: Principal,
+    _principal: Principal,
     hook: HookRuntime,
     method: string,
     tool: string,
     answered: string,
     origin: CallOrigin,
   ): void {
-    const policy = this.policyFor(principal, hook);
     const detail = `tool "${tool}" is not among the tools of hook "${hook.name}" this token may use`;
-    this.audit(policy, method, { tool }, [{ rule: 'tool_not_granted', tool, detail }], answered, origin);
-    this.countCall(hook, method, 'tool_not_granted');
+    const decision = this.startDecision(hook, method, { tool }, origin);
+    decision.kind = 'refused';
+    decision.violations = [{ rule: 'tool_not_granted', tool, detail }];
+    decision.answered = answered;
+    this.decided(hook, decision, origin);
   }
 
   /** Hands a runtime event to the hook (observe mode only; dropped and counted otherwise). */
@@ -241,25 +259,96 @@ export class Gateway {
     params: Record<string, unknown>,
     origin: CallOrigin,
   ): Promise<Record<string, unknown> | Refusal> {
-    const started = performance.now();
+    const decision = this.startDecision(hook, method, params, origin);
     const limits = hook.limits === undefined ? undefined : this.deps.limits;
     if (limits === undefined) {
-      const result = await this.call(this.policyFor(principal, hook), method, params, origin);
-      this.timeCall(hook, method, started);
+      const result = await this.call(this.policyFor(principal, hook), method, params, origin, decision);
+      this.timeCall(hook, method, decision.startedAt);
+      this.decided(hook, decision, origin);
       return result;
     }
     // The in-process limiter answers synchronously: no extra async step unless the store is remote.
     let admission = limits.acquire(hook, maxCallMs(hook, method));
     if (admission instanceof Promise) admission = await admission;
     // A refused call is not timed; time spent waiting for a shared limiter is (the caller waited too).
-    if (admission instanceof Refusal) return admission;
+    if (admission instanceof Refusal) {
+      decision.kind = 'rate_limited';
+      decision.limit = { name: admission.limit, retryAfterMs: admission.retryAfterMs };
+      decision.answered = 'rate_limited';
+      this.decided(hook, decision, origin);
+      return admission;
+    }
     try {
-      const result = await this.call(this.policyFor(principal, hook), method, params, origin);
-      this.timeCall(hook, method, started);
+      const result = await this.call(this.policyFor(principal, hook), method, params, origin, decision);
+      this.timeCall(hook, method, decision.startedAt);
+      this.decided(hook, decision, origin);
       return result;
     } finally {
       limits.release(hook, admission);
     }
+  }
+
+  /** The call's decision as the call path starts it: who asked what, under which config. */
+  private startDecision(
+    hook: HookRuntime,
+    method: string,
+    params: Record<string, unknown>,
+    origin: CallOrigin,
+  ): Decision {
+    return {
+      id: crypto.randomUUID(),
+      time: Date.now(),
+      tenant: hook.tenant,
+      hook: hook.name,
+      dialect: origin.dialect,
+      method,
+      tool: typeof params.tool === 'string' ? params.tool : undefined,
+      requestId: origin.requestId,
+      configRevision: this.deps.live.current.config.revision,
+      kind: 'passed',
+      params,
+      violations: [],
+      startedAt: performance.now(),
+      hookMs: 0,
+      totalMs: 0,
+    };
+  }
+
+  /**
+   * A final decision, read by everything that reports it: the audit lines, hookgate_calls_total,
+   * hookgate_decisions_total, the policy refusal counter and the decision record.
+   */
+  private decided(hook: HookRuntime, decision: Decision, origin: CallOrigin): void {
+    decision.totalMs = performance.now() - decision.startedAt;
+    const log = this.deps.decisions;
+    const recorded = log?.sampled() === true;
+    if (decision.answered === undefined && (recorded || decision.violations.length > 0))
+      decision.answered = decision.answer ? answeredText(decision.answer, origin) : '';
+    if (decision.violations.length > 0) this.audit(decision);
+    const outcome = callOutcome(decision);
+    if (outcome !== undefined) this.countCall(hook, decision.method, outcome);
+    this.countDecision(hook, decision);
+    if (recorded) log?.record(decision, log.includesBodies(hook.grants.conversationAccess));
+  }
+
+  private countDecision(hook: HookRuntime, decision: Decision): void {
+    let byKey = this.decisionCounters.get(hook);
+    if (!byKey) {
+      byKey = new Map();
+      this.decisionCounters.set(hook, byKey);
+    }
+    const key = `${decision.dialect}\u0000${decision.kind}`;
+    let inc = byKey.get(key);
+    if (!inc) {
+      inc = this.deps.metrics.counter('hookgate_decisions_total', {
+        tenant: hook.tenant,
+        hook: hook.name,
+        dialect: decision.dialect,
+        kind: decision.kind,
+      });
+      byKey.set(key, inc);
+    }
+    inc();
   }
 
   /** The answer to anything that is not a hook call: null for a notification, undefined for a call. */
@@ -319,6 +408,7 @@ export class Gateway {
     method: string,
     original: Record<string, unknown>,
     origin: CallOrigin,
+    decision: Decision,
   ): Promise<Record<string, unknown>> {
     const hook = policy.hook;
     const mode = modeOf(method);
@@ -330,15 +420,9 @@ export class Gateway {
         method === Method.ApproveTool && !origin.hostApproves
           ? denyApproval(`hookgate: hook "${hook.name}" is not granted the approve mode`)
           : continueAnswer();
-      this.audit(
-        policy,
-        method,
-        original,
-        [{ rule: 'mode_not_granted', detail: `mode ${mode} not granted` }],
-        answer,
-        origin,
-      );
-      this.countCall(hook, method, 'mode_not_granted');
+      decision.kind = 'mode_not_granted';
+      decision.violations = [{ rule: 'mode_not_granted', detail: `mode ${mode} not granted` }];
+      decision.answer = answer;
       return answer;
     }
     const live = this.deps.live;
@@ -348,6 +432,7 @@ export class Gateway {
       : (minimiseParams(method, original) as Record<string, unknown>);
     const timeoutMs = method === Method.ApproveTool ? hook.approvalTimeoutMs : hook.timeoutMs;
     let raw: unknown;
+    const asked = performance.now();
     try {
       if (!backend) throw new BackendError('BACKEND_UNAVAILABLE', 'no backend');
       // Counted, so a backend a reload retires is closed only after its calls are answered.
@@ -361,8 +446,11 @@ export class Gateway {
         live.callEnded(backend);
       }
     } catch (err) {
-      return this.failed(policy, method, err, origin);
+      decision.hookMs = performance.now() - asked;
+      return this.failed(policy, method, err, origin, decision);
     }
+    decision.hookMs = performance.now() - asked;
+    decision.hookAnswer = raw;
     let outcome: ReturnType<typeof applyPolicy>;
     try {
       outcome = applyPolicy(method, policy, original, shown, raw, origin);
@@ -374,11 +462,17 @@ export class Gateway {
       };
     }
     if (!outcome.ok) {
-      return this.failed(policy, method, new BackendError('BACKEND_BAD_REPLY', outcome.why), origin);
+      return this.failed(
+        policy,
+        method,
+        new BackendError('BACKEND_BAD_REPLY', outcome.why),
+        origin,
+        decision,
+      );
     }
-    if (outcome.violations.length > 0)
-      this.audit(policy, method, original, outcome.violations, outcome.result, origin);
-    this.countCall(hook, method, outcome.violations.length > 0 ? 'refused' : 'ok');
+    decision.kind = answeredKind(outcome.violations, outcome.result);
+    decision.violations = outcome.violations;
+    decision.answer = outcome.result;
     return outcome.result;
   }
 
@@ -429,6 +523,7 @@ export class Gateway {
     method: string,
     err: unknown,
     origin: CallOrigin,
+    decision: Decision,
   ): Record<string, unknown> {
     const hook = policy.hook;
     const requestId = origin.requestId;
@@ -447,10 +542,13 @@ export class Gateway {
       'hook failed; answered by its failure mode',
     );
     this.deps.metrics.inc('hookgate_backend_failures_total', { tenant: hook.tenant, hook: hook.name, code });
-    this.countCall(hook, method, 'failed');
     const said = code === 'BACKEND_TIMEOUT' ? 'timed out' : 'unavailable or invalid answer';
     origin.observer?.failed(said);
-    return failureAnswer(hook, method, said, origin.hostApproves);
+    const answer = failureAnswer(hook, method, said, origin.hostApproves);
+    decision.kind = 'failed';
+    decision.failure = { code, why, onFailure: hook.onFailure };
+    decision.answer = answer;
+    return answer;
   }
 
   private deliverEvent(hook: HookRuntime, method: string, params: unknown): void {
@@ -492,33 +590,25 @@ export class Gateway {
     this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'delivered' });
   }
 
-  private audit(
-    policy: EffectivePolicy,
-    method: string,
-    original: Record<string, unknown>,
-    violations: Violation[],
-    answer: Record<string, unknown> | string,
-    origin: CallOrigin,
-  ): void {
-    const hook = policy.hook;
-    const answered = typeof answer === 'string' ? answer : answeredText(answer, origin);
-    for (const v of violations) {
+  /** One audit line per violation, each naming the call's decision: read off the decision itself. */
+  private audit(decision: Decision): void {
+    for (const v of decision.violations) {
       const event: AuditEvent = {
-        decision_id: crypto.randomUUID(),
-        tenant: hook.tenant,
-        hook: hook.name,
-        method,
-        tool: v.tool ?? (typeof original.tool === 'string' ? original.tool : undefined),
+        decision_id: decision.id,
+        tenant: decision.tenant,
+        hook: decision.hook,
+        method: decision.method,
+        tool: v.tool ?? decision.tool,
         rule: v.rule,
         detail: v.detail,
-        answered,
-        request_id: origin.requestId,
-        dialect: origin.dialect,
+        answered: decision.answered ?? '',
+        request_id: decision.requestId,
+        dialect: decision.dialect,
       };
       this.deps.log.warn({ audit: event }, 'policy refusal');
       this.deps.metrics.inc('hookgate_policy_refusals_total', {
-        tenant: hook.tenant,
-        hook: hook.name,
+        tenant: decision.tenant,
+        hook: decision.hook,
         rule: v.rule,
       });
     }

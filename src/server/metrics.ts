@@ -90,6 +90,17 @@ export class Metrics {
     );
     this.define('hookgate_config_reloads_total', 'counter', 'Config reloads, by outcome (ok, refused)');
     this.define('hookgate_mcp_requests_total', 'counter', 'MCP messages received, by JSON-RPC method');
+    this.define(
+      'hookgate_decisions_total',
+      'counter',
+      'Hook calls decided, by dialect and kind (passed, changed, refused, mode_not_granted, rate_limited, failed)',
+    );
+    this.define('hookgate_decision_records_total', 'counter', 'Decision records written to server.decisions');
+    this.define(
+      'hookgate_decision_records_dropped_total',
+      'counter',
+      'Decision records dropped, by reason (queue_full: the sink is behind; write_failed)',
+    );
     this.histograms.set('hookgate_call_duration_seconds', {
       help: 'Hook calls from the message read to the answer ready to send, by tenant, hook and method',
       bounds: DURATION_BUCKETS,

@@ -208,6 +208,7 @@ export class Reloader {
 
     const config: GatewayConfig = {
       server: { ...server, adminToken: next.server.adminToken },
+      revision: next.revision,
       tenants,
     };
     return {

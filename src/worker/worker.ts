@@ -4,6 +4,7 @@ import { type ConfigIssue, ConfigError } from '../config/errors.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import { createApp } from '../server/app.js';
 import { assembleGateway } from '../server/assemble.js';
+import type { DecisionLog } from '../server/decision-log.js';
 import type { Logger } from '../server/logger.js';
 import { loadDocsAssets } from './docs-assets.js';
 import { durableLimiterFactory } from './limiter.js';
@@ -34,6 +35,7 @@ const EVENT_DRAIN_MS = 25_000;
 interface Built {
   app: ReturnType<typeof createApp>;
   backends: ReadonlyMap<HookRuntime, HookBackend>;
+  decisions: DecisionLog;
 }
 
 interface Slot {
@@ -84,6 +86,8 @@ export function createWorker(options: WorkerOptions) {
       const response = await built.app.fetch(request, env, ctx);
       if (ctx && pendingEvents(built.backends) > 0)
         ctx.waitUntil(drainEvents(built.backends, EVENT_DRAIN_MS));
+      // The records are built and logged after the answer; the runtime must not cut that short.
+      if (ctx && built.decisions.pending > 0) ctx.waitUntil(built.decisions.flush());
       return response;
     },
   } satisfies ExportedHandler<WorkerEnv>;
@@ -94,16 +98,27 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
   let config: GatewayConfig;
   try {
     config = compileConfig(readConfigDocument(env), workerSecretResolver(env));
+    if (config.server.decisions.target.kind === 'file') {
+      throw new ConfigError([
+        { path: 'server.decisions.to', message: 'a Worker has no files: use stdout (the console) or off' },
+      ]);
+    }
   } catch (err) {
     throw logFailure(bootLog, err);
   }
   const log = createWorkerLogger(config.server.logLevel, sink);
   try {
-    const { backends, gateway, metrics, live } = await assembleGateway(
+    const { backends, gateway, metrics, live, decisions } = await assembleGateway(
       config,
       { loadModule: registryLoader(options.modules), fetch: options.fetch },
       log,
-      { createLimiter: durableLimiterFactory(env) },
+      {
+        createLimiter: durableLimiterFactory(env),
+        // `stdout` on a Worker is the console, as the log lines: one JSON line per record.
+        decisionOutput: (lines) => {
+          for (const line of lines) sink(line);
+        },
+      },
     );
     // No reload here: a Worker gets a new config by redeploy (POST /admin/reload answers 501).
     const app = createApp({ live, gateway, log, metrics, upgradeWebSocket, docsAssets: loadDocsAssets });
@@ -114,7 +129,7 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
       },
       'hookgate worker ready',
     );
-    return { app, backends };
+    return { app, backends, decisions };
   } catch (err) {
     throw logFailure(log, err);
   }
