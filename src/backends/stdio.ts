@@ -154,9 +154,12 @@ export class StdioBackend implements HookBackend {
         cause: err,
       });
     }
-    const child = await spawnChild(run.command, [...run.args], { cwd: run.cwd, env: run.env }).catch(
-      (err: Error) => err,
-    );
+    const child = await spawnChild(
+      run.command,
+      [...run.args],
+      { cwd: run.cwd, env: run.env },
+      run.extraPipes ?? 0,
+    ).catch((err: Error) => err);
     const release = run.release;
     if (child instanceof Error) this.released = Promise.resolve(release?.());
     else if (release)
@@ -223,6 +226,16 @@ export class StdioBackend implements HookBackend {
       this.scheduleRestart();
     });
     try {
+      // The sandbox's network, before the hook runs (it waits for it): a hook without it is not started.
+      await run.attach?.(child);
+    } catch (err) {
+      this.log('error', { err: (err as Error).message }, 'hook did not start');
+      child.kill('SIGKILL');
+      throw new BackendError('BACKEND_UNAVAILABLE', `hook did not start: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    try {
       await peer.call(
         Method.Hello,
         { name: this.ctx.hook, version: PROTOCOL_VERSION, modes: this.ctx.modes },
@@ -260,11 +273,13 @@ function spawnChild(
   cmd: string,
   args: string[],
   options: { cwd?: string; env: NodeJS.ProcessEnv },
+  extraPipes = 0,
 ): Promise<PipedChild> {
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn(cmd, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+      const pipes = Array.from({ length: 3 + extraPipes }, () => 'pipe' as const);
+      child = spawn(cmd, args, { ...options, stdio: pipes });
     } catch (err) {
       reject(err);
       return;

@@ -77,4 +77,17 @@ export interface SpawnSpec {
    * for this spawn (the hook's cgroup, src/node/sandbox-limits.ts); settles when that is done.
    */
   release?: () => void | Promise<void>;
+  /** Pipes the process gets besides stdin, stdout and stderr: fds 3, 4, … (the sandbox's network). */
+  extraPipes?: number;
+  /**
+   * Runs once the process was spawned and before the hook counts as started: the sandbox attaches
+   * the hook's network here (src/node/sandbox-network.ts). A rejection means the hook did not start.
+   */
+  attach?: (child: SpawnedProcess) => Promise<void>;
+}
+
+/** What `attach` gets of the spawned process: its pid and its pipes, stdin first (Node's streams). */
+export interface SpawnedProcess {
+  readonly pid?: number;
+  readonly stdio: readonly unknown[];
 }

@@ -42,6 +42,13 @@ export const keySchema = z.union([hmacKey, publicKey, jwksKey]);
 /** A fork bomb stops at `pids`; a memory bomb (or a full private /tmp) is killed at `memory_mb`. */
 export const SANDBOX_LIMIT_DEFAULTS = { pids: 64, memory_mb: 512 };
 
+const sandboxNetwork = z
+  .union([z.enum(['outbound', 'none', 'host']), z.boolean()], {
+    error: 'must be outbound, none or host (true means outbound, false none)',
+  })
+  .default('outbound')
+  .transform((v) => (v === true ? 'outbound' : v === false ? 'none' : v));
+
 const sandboxLimits = z
   .object({
     /** Processes and threads of the hook together (a Node hook alone has about 11 threads). */
@@ -94,13 +101,17 @@ const stdioBackend = z
       .object({
         read_paths: z.array(z.string().min(1)).default([]),
         write_paths: z.array(z.string().min(1)).default([]),
-        /** Shared host network (hooks often call APIs); false gives the hook a network of its own. */
-        network: z.boolean().default(true),
+        /**
+         * `outbound` (default): a network namespace of its own with outbound NAT and no way to the
+         * host's loopback; `none`: only a loopback of its own; `host`: the host's network, loopback
+         * services included. The booleans of older configs: true is `outbound`, false `none`.
+         */
+        network: sandboxNetwork,
         /** What this hook's processes may hold, together (src/node/sandbox-limits.ts). */
         limits: sandboxLimits,
       })
       .strict()
-      .default({ read_paths: [], write_paths: [], network: true, limits: SANDBOX_LIMIT_DEFAULTS }),
+      .default({ read_paths: [], write_paths: [], network: 'outbound', limits: SANDBOX_LIMIT_DEFAULTS }),
   })
   .strict();
 

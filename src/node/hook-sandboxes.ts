@@ -2,6 +2,7 @@ import type { SpawnSpec } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import type { Logger } from '../server/logger.js';
 import { resolvePath } from './config-loader.js';
+import { hookNetworks } from './hook-networks.js';
 import { hookLimiter } from './sandbox-limits.js';
 import { deniedToSandboxUser, detectSandbox, hookOwnPaths, planSandbox, wrapInSandbox } from './sandbox.js';
 
@@ -55,18 +56,16 @@ export function hookSandboxes(
     );
     return unsandboxed;
   }
-  const offline = stdio.filter((h) => !(h.backend as StdioBackendDoc).sandbox.network);
-  if (offline.length > 0 && support.networkIsolation !== true) {
-    const names = offline.map((h) => `${h.tenant}/${h.name}`);
-    if (setting === 'required')
-      throw new Error(
-        `server.sandbox is required but hooks with sandbox.network: false (${names.join(', ')}) cannot get a network of their own: ${support.networkIsolation}`,
-      );
-    log.warn(
-      { sandbox: 'shared-network', hooks: names, reason: support.networkIsolation },
-      'SANDBOX NETWORK UNAVAILABLE: hooks with sandbox.network: false share the host network',
-    );
-  }
+  const networks = hookNetworks(
+    stdio.map((h) => ({
+      tenant: h.tenant,
+      name: h.name,
+      network: (h.backend as StdioBackendDoc).sandbox.network,
+    })),
+    setting,
+    support,
+    log,
+  );
   log.info(
     { sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind },
     'stdio hooks sandboxed',
@@ -110,7 +109,7 @@ export function hookSandboxes(
         env: b.env,
         readPaths,
         writePaths,
-        network: b.sandbox.network || support.networkIsolation !== true,
+        network: networks.sharesHost(hook),
         privatePaths,
         foreignPaths,
       },
@@ -146,7 +145,8 @@ export function hookSandboxes(
       }
       const limited = { tenant: hook.tenant, name: hook.name, limits: b.sandbox.limits };
       const uid = limiter.uid(limited);
-      return limiter.limit(wrapInSandbox(spec, uid === undefined ? policy : { ...policy, uid }), limited);
+      const sandboxed = wrapInSandbox(spec, uid === undefined ? policy : { ...policy, uid });
+      return limiter.limit(networks.attach(sandboxed, hook), limited);
     };
   };
   return Object.assign(sandboxFor, { covered: (hook: HookRuntime) => plan(hook).hide.map((h) => h.path) });
