@@ -78,7 +78,7 @@ export type DecisionRecordV1 = z.infer<typeof decisionRecordV1>;
 /** The schema's JSON Schema (draft 2020-12), as committed in schemas/decision-record.v1.json. */
 export function decisionRecordJsonSchema(): Record<string, unknown> {
   return {
-    $id: 'https://github.com/hookgate/hookgate/schemas/decision-record.v1.json',
+    $id: 'urn:hookgate:schema:decision-record:v1',
     title: 'hookgate decision record v1',
     ...z.toJSONSchema(decisionRecordV1, { target: 'draft-2020-12', io: 'output' }),
   };
