@@ -1,6 +1,7 @@
 /**
  * What one run of a per-event hookgate command costs: wall time and peak memory (max RSS) of the
- * built CLI's `hermes-hook` (Hermes runs it once per hook event), `bridge` start-up (PicoClaw starts
+ * built CLI's `hermes-hook` (Hermes runs it once per hook event), `hook --host codex` (Codex, Copilot
+ * and Gemini CLI run it once per tool call), `bridge` start-up (PicoClaw starts
  * one per session) and `--version` (the CLI alone), beside `node -e 0`, interleaved in rounds.
  *
  *   npm run bench:cli                                   # the repository's dist/ (npm run build first)
@@ -148,6 +149,18 @@ const PRE_TOOL_CALL = `${JSON.stringify({
   extra: { task_id: 't', tool_call_id: 'c' },
 })}\n`;
 
+const CODEX_PRE_TOOL_USE = JSON.stringify({
+  session_id: 'bench',
+  turn_id: 'bench-turn',
+  cwd: '/',
+  hook_event_name: 'PreToolUse',
+  model: 'bench',
+  permission_mode: 'bypassPermissions',
+  tool_name: 'Bash',
+  tool_input: { command: 'echo hookgate-bench' },
+  tool_use_id: 'call_bench',
+});
+
 const HELLO = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.hello', params: { name: 'weather', version: 1, modes: ['tool'] } })}\n`;
 const BEFORE_TOOL = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'hook.before_tool', params: { tool: 'get_weather', arguments: { city: 'Berlin' } } })}\n`;
 
@@ -217,6 +230,15 @@ for (const dir of CLI_DIRS) {
         measured([process.execPath, bin, 'hermes-hook', '--url', hermesUrl], {
           env: tokenEnv,
           stdin: PRE_TOOL_CALL,
+        }),
+    },
+    {
+      // Codex's PreToolUse as Codex writes it (compact, no trailing newline); the hook has no objection.
+      id: `hookgate hook --host codex${label(dir)}`,
+      run: () =>
+        measured([process.execPath, bin, 'hook', '--host', 'codex', '--url', hermesUrl], {
+          env: tokenEnv,
+          stdin: CODEX_PRE_TOOL_USE,
         }),
     },
     {

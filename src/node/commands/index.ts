@@ -45,6 +45,12 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./hermes-hook.js')).hermesHook,
   },
   {
+    name: 'hook',
+    summary:
+      "the command hook of Codex, Copilot CLI or Gemini CLI: the host's JSON on stdin to the gateway, the host's answer on stdout (--fail-closed: any failure blocks)",
+    load: async () => (await import('./hook.js')).hook,
+  },
+  {
     name: 'setup',
     summary:
       "print a host's settings for one hook (picoclaw: the config.json process hook; claude-code: the .claude/settings.json hooks block; hermes: the config.yaml hooks block; openclaw: the plugin entry, and the plugin with the hook's tools)",

@@ -118,6 +118,24 @@ describe('what a per-event command loads', () => {
     expect([...graphOf('hermes-hook').builtins]).toEqual([]);
   });
 
+  it('hook (Codex, Copilot, Gemini): the same budget as hermes-hook; of the dialects only their shim.ts, which import nothing', () => {
+    const { files, packages, builtins } = graphOf('hook');
+    expect([...packages]).toEqual([]);
+    expect([...builtins]).toEqual([]);
+    const shims = [...files].filter((f) => /^src\/dialects\/[a-z-]+\/shim\.ts$/.test(f));
+    expect(shims.sort()).toEqual([
+      'src/dialects/codex/shim.ts',
+      'src/dialects/copilot/shim.ts',
+      'src/dialects/gemini/shim.ts',
+    ]);
+    for (const f of shims) expect(inputs[f].imports).toEqual([]);
+    expect(heavy(files).filter((f) => !shims.includes(f))).toEqual([]);
+    expect(files).toContain('src/node/post-json.ts');
+    const calling = [...files].filter((f) => /\bfetch\(/.test(readFileSync(join(REPO, f), 'utf8')));
+    expect(calling).toEqual([]);
+    expect(files.has('src/node/commands/setup.ts')).toBe(false);
+  });
+
   it('bridge: its WebSocket client and logger, nothing of the gateway', () => {
     const { files, packages } = graphOf('bridge');
     expect([...packages].filter((p) => HEAVY_PACKAGES.includes(p))).toEqual([]);

@@ -1,0 +1,19 @@
+/**
+ * What `hookgate hook` needs to know of a host to be its fail-closed party: how to block a call
+ * with a reason the model reads, on that host. Each host's is a `shim.ts` in its folder that imports
+ * nothing, since the shim runs once per tool call and loads only these (test/node/commands).
+ */
+export interface ShimOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ShimHost {
+  /** The gateway route segment and `--host` value. */
+  dialect: string;
+  /** The host's own hook timeout when none is configured: the shim's deadline must stay below it. */
+  hostTimeoutMs: number;
+  /** Blocks the call the host is about to run, `input` being the host's stdin as read. */
+  blocked(reason: string, input: string): ShimOutput;
+}
