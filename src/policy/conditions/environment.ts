@@ -40,6 +40,9 @@ export function linearRegex(pattern: string): LinearRegex {
 function buildEnvironment(): Environment {
   const env = new Environment({
     limits: { maxAstNodes: MAX_AST_NODES, maxDepth: MAX_DEPTH },
+    // CEL lets a list or map literal mix types (`[".env", 1]`); the engine's stricter default
+    // refuses them, and 22 more cel-spec conformance cases with it.
+    homogeneousAggregateLiterals: false,
   });
   for (const [name, type] of Object.entries(VIEW_TYPES)) env.registerVariable(name, type);
   const matches = (text: string, pattern: string) => linearRegex(pattern).test(text);
