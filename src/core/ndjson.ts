@@ -78,25 +78,5 @@ export class LineSplitter {
   }
 }
 
-/**
- * Whether a string's UTF-8 form fits in `max` bytes. A UTF-16 unit never takes more than 3 bytes,
- * so most strings are settled by their length without walking them.
- */
-export function fitsUtf8(s: string, max: number): boolean {
-  return s.length * 3 <= max || utf8Length(s) <= max;
-}
-
-/** UTF-8 size of a string without allocating (for checking caps before a write). */
-export function utf8Length(s: string): number {
-  let bytes = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
+// Re-exported where the framing's users have always found them.
+export { fitsUtf8, utf8Length } from './utf8-length.js';
