@@ -290,3 +290,30 @@ describe('decision records', () => {
     expect(guarded.args_digest).toBe(`sha256:${expected}`);
   });
 });
+
+describe('a decision sink that cannot be written', () => {
+  it('never fails a call: the records are dropped, counted, and the failure logged once', async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'hookgate-decisions-')), 'no-such-dir', 'd.ndjson');
+    const broken = await startTestGateway({
+      server: { decisions: { to: `file:${missing}` } },
+      tenants: { acme: tenantDoc({ guard: { backend: rec, modes: ['tool'], tools: ['get_weather'] } }) },
+    });
+    try {
+      for (let id = 1; id <= 3; id++) {
+        const answer = await broken.call(
+          'guard',
+          'hook.before_tool',
+          beforeTool('get_weather', { city: 'Oslo' }),
+        );
+        expect(answer.result.action).toBe('respond');
+        await broken.decisions.flush();
+      }
+      const text = await broken.metricsText();
+      expect(text).toContain('hookgate_decision_records_dropped_total{reason="write_failed"} 3');
+      expect(text).toContain('hookgate_decision_records_total 0');
+      expect(broken.logs.lines.filter((l) => /cannot be written/.test(l.msg))).toHaveLength(1);
+    } finally {
+      await broken.close();
+    }
+  });
+});
