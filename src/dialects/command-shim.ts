@@ -12,7 +12,7 @@ export interface ShimOutput {
 export interface ShimHost {
   /** The gateway route segment and `--host` value. */
   dialect: string;
-  /** The host's own hook timeout when none is configured: the shim's deadline must stay below it. */
+  /** The host's own hook timeout when none is configured: a deadline at or past it is warned about. */
   hostTimeoutMs: number;
   /** Blocks the call the host is about to run, `input` being the host's stdin as read. */
   blocked(reason: string, input: string): ShimOutput;

@@ -15,6 +15,9 @@ const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 /** The default deadline: under every host's own default (Copilot: 30 s). */
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+/** Codex's own default hook timeout, the longest of the three. */
+const MAX_TIMEOUT_MS = 600_000;
+
 /** Query words that mark a token smuggled into the URL (the gateway never reads it there). */
 const TOKEN_PARAMS = ['token', 'access_token', 'jwt', 'bearer', 'auth', 'authorization'];
 
@@ -75,9 +78,14 @@ hookgate setup codex|copilot|gemini prints the host's config.`,
     const url = commandRouteUrl(values.url, host.dialect);
     const raw = values['timeout-ms'] ?? String(DEFAULT_TIMEOUT_MS);
     const timeoutMs = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs >= host.hostTimeoutMs)
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS)
       usageError(
-        `--timeout-ms must be a whole number of milliseconds from 1 to under ${host.dialect}'s default hook timeout (${host.hostTimeoutMs}); got "${raw}"`,
+        `--timeout-ms must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS} (got "${raw}")`,
+      );
+    // The host's configured timeout is not visible here; past its default, say so (setup sets one above).
+    if (timeoutMs >= host.hostTimeoutMs)
+      io.stderr.write(
+        `hookgate: --timeout-ms ${timeoutMs} is not under ${host.dialect}'s default hook timeout (${host.hostTimeoutMs} ms): set the host's timeout above it, or the host gives up first and runs the tool\n`,
       );
     // A pasted `Bearer <jwt>` is accepted as the token it contains. A missing token is a failure
     // like any other: --fail-closed decides, not a usage error.

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { HookgateError } from '../../lib/errors.js';
 import { ownCommand, ownShellCommand, shellJoin, splitCommand } from '../own-command.js';
 import { claudeCodeSettings } from '../setup-claude-code.js';
+import { COMMAND_SETUP_HOSTS, type CommandSetupHost, commandHostSetup } from '../setup-command-hosts.js';
 import { hookRouteUrl, TOKEN_ENV } from '../setup-common.js';
 import { loadSetupConfig } from '../setup-config.js';
 import { hermesHooksYaml, hermesMcpYaml } from '../setup-hermes.js';
@@ -11,17 +12,17 @@ import { defineCommand, usageError } from './command.js';
 import { CONFIG_HELP, requireConfigFile } from './config-file.js';
 
 /** Hosts `setup` can print settings for. */
-const HOSTS = ['picoclaw', 'claude-code', 'hermes', 'openclaw'] as const;
+const HOSTS = ['picoclaw', 'claude-code', 'hermes', 'openclaw', ...COMMAND_SETUP_HOSTS] as const;
 
 export const setup = defineCommand({
   name: 'setup',
-  help: `usage: hookgate setup picoclaw|claude-code|hermes|openclaw [--config FILE] --tenant T --hook H [--url BASE]
+  help: `usage: hookgate setup picoclaw|claude-code|hermes|openclaw|codex|copilot|gemini [--config FILE] --tenant T --hook H [--url BASE]
          [--command CMD] [--hermes-no-modify] [--out DIR [--force] [--from-gateway]]
 ${CONFIG_HELP}
   --tenant T      the tenant
   --hook H        the hook; only the events its modes cover are sent to it
   --url BASE      the gateway's URL as the host reaches it (default: the config's host and port)
-  --command CMD   picoclaw, hermes: how the host starts hookgate (default: this Node and this
+  --command CMD   picoclaw, hermes, codex, copilot, gemini: how the host starts hookgate (default: this Node and this
                   hookgate's absolute path, which run whatever the host's PATH; e.g. "hookgate"
                   where hookgate is installed globally on the host's PATH)
   --hermes-no-modify  hermes: the Hermes release has no modify (0.19 and older); a granted rewrite
@@ -42,7 +43,10 @@ hermes: prints the config.yaml "hooks:" block running \`hookgate hermes-hook\` (
 environment.
 openclaw: prints the openclaw.json "plugins" block for the hookgate plugin (the hooks the hook's modes
 cover, a request limit above its deadline); with --out, writes the plugin with the hook's own tools
-(described by the config's tool_definitions), which OpenClaw runs by asking the hook.`,
+(described by the config's tool_definitions), which OpenClaw runs by asking the hook.
+codex, copilot, gemini: print the host's hooks running \`hookgate hook\` (--fail-closed when the hook
+fails closed; host timeouts above the command's deadline): Codex's config.toml hooks with their
+trusted_hash entries, Copilot's user-level hooks file, Gemini's settings.json "hooks" block.`,
   flags: {
     config: { type: 'string' },
     tenant: { type: 'string' },
@@ -64,8 +68,12 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
       usageError('--out, --force and --from-gateway are for setup openclaw');
     if (values['from-gateway'] && values.out === undefined)
       usageError('--from-gateway describes the tools of the plugin --out writes: give --out DIR');
-    if (values.command !== undefined && host !== 'picoclaw' && host !== 'hermes')
-      usageError('--command is for setup picoclaw and setup hermes (the hosts that run a hookgate command)');
+    const runsCommand =
+      host === 'picoclaw' || host === 'hermes' || COMMAND_SETUP_HOSTS.includes(host as CommandSetupHost);
+    if (values.command !== undefined && !runsCommand)
+      usageError(
+        '--command is for the hosts that run a hookgate command (picoclaw, hermes, codex, copilot, gemini)',
+      );
     const command = values.command === undefined ? ownCommand() : commandArgv(values.command);
     if (values.url !== undefined && !/^https?:\/\/[^/]/.test(values.url))
       usageError(`--url must be an http(s) URL, got ${JSON.stringify(values.url)}`);
@@ -154,6 +162,12 @@ cover, a request limit above its deadline); with --out, writes the plugin with t
           `(${tokenCommand}) ` +
           'and accept the hooks once (hermes --accept-hooks, or hooks_auto_accept: true)\n',
       );
+      return 0;
+    }
+    if (COMMAND_SETUP_HOSTS.includes(host as CommandSetupHost)) {
+      const out = await commandHostSetup(host as CommandSetupHost, hook, base, command, io.env, tokenCommand);
+      io.stdout.write(out.text);
+      io.stderr.write(`${out.notes.join('\n')}\n`);
       return 0;
     }
     io.stdout.write(`${JSON.stringify(claudeCodeSettings(hook, base), null, 2)}\n`);

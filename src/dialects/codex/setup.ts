@@ -1,0 +1,69 @@
+import type { ShimEntry, ShimEvents } from '../command-setup.js';
+
+/**
+ * The `config.toml` hooks that run `hookgate hook --host codex`, trusted. Codex skips a
+ * non-managed hook silently unless `[hooks.state."<file>:<event>:<group>:<handler>"]` holds
+ * `trusted_hash = "sha256:<hex>"`, the hex being the sha256 of the compact, key-sorted JSON of
+ * `{event_name, matcher, hooks: [{type, command, timeout, async}]}` (checked on Codex 0.169.0: a
+ * wrong hash, or none, and the hook never runs). Any change to the command, matcher or timeout
+ * invalidates it, so the block is printed whole. `configFile` is the absolute path of the
+ * config.toml it goes in (the trust key names it); the groups are numbered as printed, so they
+ * must be that file's only hooks of their events.
+ */
+const EVENTS = [
+  ['beforeTool', 'PreToolUse', 'pre_tool_use'],
+  ['approve', 'PermissionRequest', 'permission_request'],
+  ['afterTool', 'PostToolUse', 'post_tool_use'],
+] as const;
+
+/** JSON with every object's keys sorted, compact: what Codex hashes. */
+function sortedJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
+  if (typeof v === 'object' && v !== null)
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${sortedJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Codex's trust hash of one single-handler group. */
+export function codexTrustHash(eventKey: string, matcher: string, entry: ShimEntry): Promise<string> {
+  const definition = {
+    event_name: eventKey,
+    matcher,
+    hooks: [{ type: 'command', command: entry.command, timeout: entry.hostTimeoutS, async: false }],
+  };
+  return sha256Hex(sortedJson(definition)).then((hex) => `sha256:${hex}`);
+}
+
+const toml = (s: string) => JSON.stringify(s);
+
+export async function codexConfigToml(events: ShimEvents, configFile: string): Promise<string> {
+  const lines: string[] = [];
+  const trust: string[] = [];
+  for (const [field, event, key] of EVENTS) {
+    const entry = events[field];
+    if (!entry) continue;
+    lines.push(
+      `[[hooks.${event}]]`,
+      'matcher = "*"',
+      `[[hooks.${event}.hooks]]`,
+      'type = "command"',
+      `command = ${toml(entry.command)}`,
+      `timeout = ${entry.hostTimeoutS}`,
+      '',
+    );
+    trust.push(
+      `[hooks.state.${toml(`${configFile}:${key}:0:0`)}]`,
+      `trusted_hash = ${toml(await codexTrustHash(key, '*', entry))}`,
+      '',
+    );
+  }
+  return [...lines, ...trust].join('\n');
+}

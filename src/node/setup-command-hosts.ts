@@ -1,0 +1,100 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { HookRuntime } from '../config/runtime.js';
+import { codexConfigToml } from '../dialects/codex/setup.js';
+import type { ShimEntry, ShimEvents } from '../dialects/command-setup.js';
+import { copilotHooksJson } from '../dialects/copilot/setup.js';
+import { geminiSettings } from '../dialects/gemini/setup.js';
+import { shellJoin } from './own-command.js';
+import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
+
+export const COMMAND_SETUP_HOSTS = ['codex', 'copilot', 'gemini'] as const;
+export type CommandSetupHost = (typeof COMMAND_SETUP_HOSTS)[number];
+
+/** The host's config for one hook (stdout) and what to do with it (stderr lines). */
+export interface CommandHostSetup {
+  text: string;
+  notes: string[];
+}
+
+/**
+ * One `hookgate hook` entry: the shim's deadline lets the gateway answer by the hook's failure mode
+ * first (the hook's deadlines plus a margin), the host's timeout sits above the shim's deadline so
+ * the shim always decides (the hosts run the tool when they give up), and `--fail-closed` goes on
+ * the guarding events of a hook that fails closed.
+ */
+function entry(
+  command: readonly string[],
+  host: CommandSetupHost,
+  url: string,
+  budgetMs: number,
+  failClosed: boolean,
+): ShimEntry {
+  const deadlineMs = budgetMs + GATEWAY_MARGIN_MS;
+  const argv = [...command, 'hook', '--host', host, '--url', url, '--timeout-ms', String(deadlineMs)];
+  if (failClosed) argv.push('--fail-closed');
+  return { command: shellJoin(argv), deadlineMs, hostTimeoutS: Math.ceil(deadlineMs / 1000) + 2 };
+}
+
+export function shimEvents(
+  hook: HookRuntime,
+  host: CommandSetupHost,
+  baseUrl: string,
+  command: readonly string[],
+): ShimEvents {
+  const url = hookRouteUrl(baseUrl, hook);
+  const closed = hook.onFailure === 'closed';
+  const tool = hook.modes.has('tool');
+  const approve = hook.modes.has('approve');
+  const events: ShimEvents = {};
+  if (host === 'copilot') {
+    // preToolUse carries the approval too: asked for either mode, both calls within its deadline.
+    if (tool || approve) {
+      const budget = (tool ? hook.timeoutMs : 0) + (approve ? hook.approvalTimeoutMs : 0);
+      events.beforeTool = entry(command, host, url, budget, closed);
+    }
+  } else if (tool) events.beforeTool = entry(command, host, url, hook.timeoutMs, closed);
+  if (tool) events.afterTool = entry(command, host, url, hook.timeoutMs, false);
+  if (host === 'codex' && approve) events.approve = entry(command, host, url, hook.approvalTimeoutMs, closed);
+  return events;
+}
+
+export async function commandHostSetup(
+  host: CommandSetupHost,
+  hook: HookRuntime,
+  baseUrl: string,
+  command: readonly string[],
+  env: NodeJS.ProcessEnv,
+  tokenCommand: string,
+): Promise<CommandHostSetup> {
+  const events = shimEvents(hook, host, baseUrl, command);
+  const token = `export ${TOKEN_ENV} where the host runs (${tokenCommand}): the host passes its environment to the hook, and the token is in no file`;
+  const notes: string[] = [];
+  if (!events.beforeTool)
+    notes.push(
+      `hook "${hook.name}" has no mode this host can ask before a tool runs (tool${host === 'copilot' ? ' or approve' : ''})`,
+    );
+  if (hook.onFailure !== 'closed')
+    notes.push('the hook fails open: when the gateway cannot answer, the host runs the tool');
+  if (host === 'codex') {
+    const home = resolve(env.CODEX_HOME || join(homedir(), '.codex'));
+    const file = join(home, 'config.toml');
+    notes.push(
+      `append this to ${file} (the trust entries name that file; keep these the only hooks of their events there, and re-run setup after any change: the hashes cover the commands)`,
+      token,
+    );
+    return { text: await codexConfigToml(events, file), notes };
+  }
+  if (host === 'copilot') {
+    notes.push(
+      `save this as ~/.copilot/hooks/hookgate-${hook.name}.json (user-level: repo-level hooks do not run in a folder Copilot does not trust)`,
+      token,
+    );
+    return { text: `${JSON.stringify(copilotHooksJson(events), null, 2)}\n`, notes };
+  }
+  notes.push(
+    'merge this into ~/.gemini/settings.json; headless: gemini -p … --skip-trust --approval-mode yolo (in the default mode the shell tool is not offered)',
+    token,
+  );
+  return { text: `${JSON.stringify(geminiSettings(events, `hookgate-${hook.name}`), null, 2)}\n`, notes };
+}
