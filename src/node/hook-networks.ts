@@ -61,7 +61,7 @@ export function hookNetworks(
     for (const h of hooksOf) shared.add(h);
   };
 
-  const own = [...names('none'), ...names('outbound')];
+  const own = hooks.filter((h) => h.network !== 'host').map(key);
   if (own.length > 0 && support.networkIsolation !== true)
     unavailable('none/outbound', own, support.networkIsolation);
   let slirp4netns: string | undefined;

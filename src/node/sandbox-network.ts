@@ -125,7 +125,8 @@ export function withOutboundNetwork(
   // After the /etc binds of wrapInSandbox (bwrap mounts in order), so this one is what the hook sees.
   if (resolv !== undefined) {
     resolvFd = ++fd;
-    flags.push('--ro-bind-data', String(resolvFd), '/etc/resolv.conf');
+    // bwrap would make it 0600, unreadable to the hook's uid when that is not the owner's.
+    flags.push('--perms', '0644', '--ro-bind-data', String(resolvFd), '/etc/resolv.conf');
   }
   return {
     ...spec,

@@ -4,7 +4,13 @@ import { connect, createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectOutbound } from '../../src/node/sandbox-network.js';
+import {
+  detectOutbound,
+  outboundResolvConf,
+  SLIRP_DNS,
+  withOutboundNetwork,
+} from '../../src/node/sandbox-network.js';
+import { wrapInSandbox } from '../../src/node/sandbox.js';
 import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { REDIS_SERVER, startRedis, type TestRedis } from '../helpers/redis.js';
 import { SANDBOX } from '../helpers/sandbox.js';
@@ -279,4 +285,60 @@ describe.skipIf(skip)(`the outbound network's helper lives and dies with its hoo
     }
     await expect.poll(() => helpersOf(process.pid), { timeout: 10_000 }).toEqual([]);
   }, 90_000);
+});
+
+describe("outboundResolvConf: the resolver an outbound hook asks (the host's loopback is out of its reach)", () => {
+  it("keeps the host's resolv.conf when it names a resolver outside the loopback", () => {
+    expect(outboundResolvConf('nameserver 10.255.255.53\n')).toBeUndefined();
+    expect(outboundResolvConf('nameserver 127.0.0.53\nnameserver 192.0.2.53\n')).toBeUndefined();
+  });
+
+  it("points at slirp4netns's forwarder when every resolver is on the loopback, keeping search and options", () => {
+    expect(outboundResolvConf('nameserver 127.0.0.53\noptions edns0 trust-ad\nsearch corp.example\n')).toBe(
+      `nameserver ${SLIRP_DNS}\noptions edns0 trust-ad\nsearch corp.example\n`,
+    );
+    expect(outboundResolvConf('nameserver ::1\n')).toBe(`nameserver ${SLIRP_DNS}\n`);
+    expect(outboundResolvConf('')).toBe(`nameserver ${SLIRP_DNS}\n`);
+  });
+});
+
+describe.skipIf(skip)(`an outbound hook on a host whose resolver is on its loopback${note}`, () => {
+  it("reads a resolv.conf naming slirp4netns's forwarder, readable by the hook's uid", async () => {
+    if (why || !SANDBOX.available || !OUTBOUND.available) throw new Error(why); // under CI, where it must work
+    const policy = {
+      bwrap: SANDBOX.bwrap,
+      identity: SANDBOX.identity,
+      host: SANDBOX.host,
+      readOnly: [],
+      writable: [],
+      hide: [],
+      network: false,
+      cwd: '/',
+      keepHome: false,
+    };
+    const plain = {
+      command: '/bin/sh',
+      args: ['-c', 'id -u; cat /etc/resolv.conf'],
+      cwd: '/',
+      env: { PATH: '/usr/bin:/bin' },
+    };
+    const spec = withOutboundNetwork(
+      wrapInSandbox(plain, policy),
+      OUTBOUND.slirp4netns,
+      SANDBOX.identity.kind,
+      'nameserver 127.0.0.53\n',
+    );
+    const child = spawn(spec.command, [...spec.args], {
+      env: spec.env,
+      stdio: Array.from({ length: 3 + (spec.extraPipes ?? 0) }, () => 'pipe' as const),
+    });
+    let out = '';
+    child.stdout?.on('data', (b) => {
+      out += b;
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    await spec.attach?.(child);
+    expect(await exited).toBe(0);
+    expect(out).toBe(`65534\nnameserver ${SLIRP_DNS}\n`);
+  });
 });
