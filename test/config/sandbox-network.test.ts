@@ -17,7 +17,7 @@ function network(value?: unknown): unknown {
     },
   };
   try {
-    const hook = compileConfig(doc, () => undefined)
+    const hook = compileConfig(doc, (ref) => ref)
       .tenants.get('acme')!
       .hooks.get('h')!;
     return (hook.backend as { sandbox: { network: unknown } }).sandbox.network;

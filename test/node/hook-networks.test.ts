@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hookNetworks, type NetworkedHook } from '../../src/node/hook-networks.js';
 import { createNodeLogger } from '../../src/node/logger.js';
 import type { SandboxSupport } from '../../src/node/sandbox.js';
+import type { OutboundSupport } from '../../src/node/sandbox-network.js';
 import { LogCapture } from '../helpers/gateway.js';
 
 /**
@@ -16,7 +17,7 @@ const support = (networkIsolation: true | string): SandboxSupport & { available:
   host: { dirs: ['/usr'], symlinks: [] },
   networkIsolation,
 });
-const slirp = () => ({ available: true as const, slirp4netns: '/usr/bin/slirp4netns' });
+const slirp = (): OutboundSupport => ({ available: true, slirp4netns: '/usr/bin/slirp4netns' });
 const noSlirp = () => ({
   available: false as const,
   reason: 'slirp4netns is not on PATH (install slirp4netns)',
@@ -67,7 +68,7 @@ describe('hookNetworks: sandbox.network as this host can give it', () => {
   it('auto: starts with a loud warning, and those hooks share the host network', () => {
     const { networks, logs } = start('auto', true, noSlirp);
     const warned = logs.lines.find((l) => l.msg.startsWith('SANDBOX NETWORK UNAVAILABLE'));
-    expect(warned).toMatchObject({ hooks: ['acme/api'], reason: noSlirp().reason });
+    expect(warned).toMatchObject({ hooks: ['acme/api'], reason: NO_SLIRP });
     expect(networks.sharesHost(hooks[0])).toBe(true);
     expect(networks.sharesHost(hooks[1])).toBe(false);
   });
