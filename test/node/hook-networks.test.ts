@@ -18,10 +18,8 @@ const support = (networkIsolation: true | string): SandboxSupport & { available:
   networkIsolation,
 });
 const slirp = (): OutboundSupport => ({ available: true, slirp4netns: '/usr/bin/slirp4netns' });
-const noSlirp = () => ({
-  available: false as const,
-  reason: 'slirp4netns is not on PATH (install slirp4netns)',
-});
+const NO_SLIRP = 'slirp4netns is not on PATH (install slirp4netns)';
+const noSlirp = (): OutboundSupport => ({ available: false, reason: NO_SLIRP });
 const hooks: NetworkedHook[] = [
   { tenant: 'acme', name: 'api', network: 'outbound' },
   { tenant: 'acme', name: 'offline', network: 'none' },
