@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { compileLinearRegex, MAX_MATCH_STEPS } from '../src/policy/conditions/linear-regex.js';
 import { REPO_ROOT } from './lib/config.js';
 import { median } from './lib/stats.js';
 
@@ -230,6 +231,23 @@ function redos(compile: (s: string) => (v: typeof VIEW) => unknown): string {
   return figures.join(', ');
 }
 
+/** What the step budget of the linear matcher (MAX_MATCH_STEPS) costs when a match uses it all. */
+function stepBudget(): string {
+  const re = compileLinearRegex('(?:a?){40}a{40}$');
+  const input = `${'a'.repeat(100_000)}!`;
+  const ms: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    try {
+      re.test(input);
+    } catch {
+      // over the budget, as intended
+    }
+    ms.push(performance.now() - t0);
+  }
+  return `${MAX_MATCH_STEPS} steps: ${median(ms).toFixed(1)} ms (median of 5)`;
+}
+
 const outDir = mkdtempSync(join(tmpdir(), 'hookgate-cel-'));
 try {
   for (const [k, spec] of ENGINES.entries()) {
@@ -284,6 +302,7 @@ try {
     );
     console.log(`  ReDoS (a+)+$ on a…a!: ${redos(compile)}`);
   }
+  console.log(`\n== linear matcher's step budget\n  ${stepBudget()}`);
 } finally {
   rmSync(outDir, { recursive: true, force: true });
 }

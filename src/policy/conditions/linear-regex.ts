@@ -21,6 +21,13 @@ export class RegexError extends HookgateError<'REGEX_INVALID'> {
 /** The longest pattern accepted, and the most NFA states it may compile to (RE2 has similar caps). */
 export const MAX_PATTERN_LENGTH = 2000;
 export const MAX_PROGRAM_SIZE = 10_000;
+/**
+ * Linear is not cheap on every input: the work is states × characters, so a large pattern over a
+ * multi-megabyte argument could still hold the event loop for seconds. A match that needs more
+ * steps than this (tens of milliseconds: docs/performance.md) is an error instead, and the
+ * decision that needed it fails closed. Counted in steps, not time: the same answer everywhere.
+ */
+export const MAX_MATCH_STEPS = 2_000_000;
 const MAX_REPEAT = 1000;
 
 type CharTest = (cp: number) => boolean;
@@ -60,7 +67,7 @@ export function compileLinearRegex(pattern: string): LinearRegex {
   }
   const node = new Parser(pattern).parseAll();
   const prog = new Compiler(pattern).compile(node);
-  const vm = new PikeVm(prog);
+  const vm = new PikeVm(prog, pattern);
   const needle = requiredLiteral(node);
   return {
     source: pattern,
@@ -614,7 +621,13 @@ class PikeVm {
   private step = 0;
   private size = 0;
 
-  constructor(private readonly prog: Inst[]) {
+  /** Steps (a state visited at a position) left in this match; see MAX_MATCH_STEPS. */
+  private budget = 0;
+
+  constructor(
+    private readonly prog: Inst[],
+    private readonly pattern: string,
+  ) {
     const n = prog.length;
     this.clist = new Int32Array(n);
     this.nlist = new Int32Array(n);
@@ -625,6 +638,7 @@ class PikeVm {
   test(input: string): boolean {
     this.mark.fill(-1);
     this.step = 0;
+    this.budget = MAX_MATCH_STEPS;
     let csize = 0;
     let prev = -1;
     let pos = 0;
@@ -666,6 +680,9 @@ class PikeVm {
       const pc = stack[--sp]!;
       if (mark[pc] === step) continue;
       mark[pc] = step;
+      if (--this.budget < 0) {
+        throw new RegexError(this.pattern, `needs more than ${MAX_MATCH_STEPS} steps on this input`);
+      }
       const inst = prog[pc]!;
       switch (inst.op) {
         case 'jmp':

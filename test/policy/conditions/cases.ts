@@ -159,6 +159,12 @@ export const CASES: ConditionCase[] = [
     view: { args: { command: 'x', pattern: '(?=x)' } },
     expect: { error: /unsupported Perl syntax/ },
   },
+  {
+    name: 'a match over the step budget (states × characters)',
+    source: 'args.command.matches("(?:a?){40}a{40}$")',
+    view: { args: { command: `${'a'.repeat(100_000)}!` } },
+    expect: { error: /needs more than 2000000 steps/ },
+  },
   { name: 'division by zero', source: '1 / (size(args) - 1) == 1', expect: { error: /division by zero/ } },
 
   // Compile-time refusals: a config error naming the path.

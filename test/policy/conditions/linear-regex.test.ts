@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   compileLinearRegex,
+  MAX_MATCH_STEPS,
   MAX_PROGRAM_SIZE,
   RegexError,
 } from '../../../src/policy/conditions/linear-regex.js';
@@ -167,12 +168,22 @@ describe('linear-time regex: patterns that make a backtracking engine explode', 
     ['(a+)+$', true],
     ['(a|aa)+$', true],
     ['(a*)*b', false],
-    ['(?:a?){40}a{40}$', true],
     ['^(\\w+\\s?)*$', true],
   ])('%s on 100 001 characters', (pattern, onFifty) => {
     const re = compileLinearRegex(pattern);
     expect(re.test(long)).toBe(false);
     expect(re.test('a'.repeat(50))).toBe(onFifty);
+  });
+
+  it('a match that would take more than MAX_MATCH_STEPS (states × characters) is an error', () => {
+    // About 120 states live at each of 100,001 characters: linear, but 12 million steps.
+    const re = compileLinearRegex('(?:a?){40}a{40}$');
+    expect(re.test(`${'a'.repeat(10_000)}!`)).toBe(false);
+    expect(re.test('a'.repeat(50))).toBe(true);
+    expect(() => re.test(long)).toThrow(new RegExp(`needs more than ${MAX_MATCH_STEPS} steps`));
+    // A few states over the same input stay well inside it.
+    expect(compileLinearRegex('^a*$').test(long)).toBe(false);
+    expect(compileLinearRegex('^a*!$').test(long)).toBe(true);
   });
 });
 
