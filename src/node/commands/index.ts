@@ -35,6 +35,12 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./check-config.js')).checkConfig,
   },
   {
+    name: 'replay',
+    summary:
+      'decide the calls of a decision log again under another config and print what changes (exit 1 when anything does)',
+    load: async () => (await import('./replay.js')).replay,
+  },
+  {
     name: 'bridge',
     summary: "PicoClaw's stdio hook, forwarding to a remote gateway (token in HOOKGATE_TOKEN)",
     load: async () => (await import('./bridge.js')).bridge,

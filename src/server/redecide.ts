@@ -1,0 +1,107 @@
+import type { GatewayConfig } from '../config/runtime.js';
+import { canonicalJson } from '../lib/canonical-json.js';
+import {
+  applyPolicy,
+  continueAnswer,
+  denyApproval,
+  effectivePolicy,
+  failureAnswer,
+  minimiseParams,
+} from '../policy/index.js';
+import { isCallMethod, Method, modeOf } from '../protocol/methods.js';
+import { answeredKind, type DecisionKind } from './decision.js';
+import { type DecisionRecordV1, verdictOf } from './decision-record.js';
+
+/** The dialect whose records replay re-decides: the native routes, with no host traits to model. */
+export const REPLAYABLE_DIALECT = 'picoclaw';
+
+/** A grant, rule or limit that decided; replay adds `hook_removed`. */
+export interface ReplayViolation {
+  rule: string;
+  tool?: string;
+  detail: string;
+}
+
+export type Redecided =
+  | {
+      ok: true;
+      kind: DecisionKind;
+      answer: Record<string, unknown>;
+      violations: ReplayViolation[];
+      /** Kind or answer differs from the record's. */
+      changed: boolean;
+    }
+  | { ok: false; why: string };
+
+/**
+ * What `config` decides for a recorded call, with the hook's recorded answer standing in for the
+ * hook: the steps of the gateway's call path that depend on the config (mode gate, minimisation,
+ * grants) and nothing that depends on the moment (limits, a hook that failed). Pure.
+ *
+ * The token's `tools` claim is not in the record; the hook's own tools are used, as for a token
+ * without one. A record this cannot re-decide says why.
+ */
+export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redecided {
+  if (record.dialect !== REPLAYABLE_DIALECT)
+    return { ok: false, why: `dialect ${record.dialect} is not replayed yet (native routes only)` };
+  if (!isCallMethod(record.method)) return { ok: false, why: `${record.method} is not a hook call` };
+  if (record.kind === 'rate_limited' || record.kind === 'failed')
+    return { ok: false, why: `a ${record.kind} call has no hook answer to replay` };
+  if (record.kind === 'refused' && record.violations.some((v) => v.rule === 'tool_not_granted'))
+    return { ok: false, why: 'refused before the hook was asked; no hook answer to replay' };
+  const hook = config.tenants.get(record.tenant)?.hooks.get(record.hook);
+  if (!hook) {
+    return {
+      ok: true,
+      kind: 'refused',
+      answer: {},
+      violations: [{ rule: 'hook_removed', detail: 'no such hook in the new config' }],
+      changed: true,
+    };
+  }
+  const method = record.method;
+  const params = record.params;
+  const mode = modeOf(method);
+  let kind: DecisionKind;
+  let answer: Record<string, unknown>;
+  let violations: ReplayViolation[] = [];
+  if (!mode || !hook.modes.has(mode)) {
+    kind = 'mode_not_granted';
+    answer =
+      method === Method.ApproveTool
+        ? denyApproval(`hookgate: hook "${hook.name}" is not granted the approve mode`)
+        : continueAnswer();
+    violations = [{ rule: 'mode_not_granted', detail: `mode ${mode} not granted` }];
+  } else {
+    if (params === undefined || !('hook_answer' in record))
+      return {
+        ok: false,
+        why:
+          record.kind === 'mode_not_granted'
+            ? 'the hook was not asked then; what it would answer is unknown'
+            : 'the record carries no params and hook answer (conversation_access or include_args)',
+      };
+    const shown = hook.grants.conversationAccess
+      ? params
+      : (minimiseParams(method, params) as Record<string, unknown>);
+    let outcome: ReturnType<typeof applyPolicy>;
+    try {
+      outcome = applyPolicy(method, effectivePolicy(hook), params, shown, record.hook_answer, {});
+    } catch (err) {
+      outcome = { ok: false, why: `answer could not be checked: ${String(err)}` };
+    }
+    if (!outcome.ok) {
+      kind = 'failed';
+      answer = failureAnswer(hook, method, 'unavailable or invalid answer');
+    } else {
+      kind = answeredKind(outcome.violations, outcome.result);
+      answer = outcome.result;
+      violations = outcome.violations;
+    }
+  }
+  const sameAnswer =
+    record.answer === undefined
+      ? record.verdict === verdictOf(answer)
+      : canonicalJson(record.answer) === canonicalJson(answer);
+  return { ok: true, kind, answer, violations, changed: kind !== record.kind || !sameAnswer };
+}
