@@ -3,7 +3,7 @@ import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 import type { Logger } from '../server/logger.js';
 import { resolvePath } from './config-loader.js';
 import { hookNetworks } from './hook-networks.js';
-import { hookLimiter } from './sandbox-limits.js';
+import { hookLimiter } from './hook-limits.js';
 import { deniedToSandboxUser, detectSandbox, hookOwnPaths, planSandbox, wrapInSandbox } from './sandbox.js';
 
 type StdioBackendDoc = Extract<HookRuntime['backend'], { type: 'stdio' }>;
