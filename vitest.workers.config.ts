@@ -29,6 +29,8 @@ export default defineConfig({
   test: {
     include: ['test/worker/**/*.test.ts'],
     testTimeout: 20_000,
+    // A suite's first request builds the gateway in workerd: seconds on a loaded machine, not 10.
+    hookTimeout: 60_000,
     // expect.poll waits for an event; its deadline is an upper bound a loaded machine never
     // comes near (the default, 1 s, it can).
     expect: { poll: { timeout: 10_000 } },

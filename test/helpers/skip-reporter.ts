@@ -60,11 +60,14 @@ export default class SkipReporter implements Reporter {
     if (lines.length > 0) process.stdout.write(`\nSkipped tests, and why:\n${lines.join('\n')}\n`);
   }
 
-  /** A skip the code asked for (skip, skipIf, ctx.skip), not one a name filter made. */
+  /**
+   * A skip the code asked for (skip, skipIf, ctx.skip), not one a name filter made, nor a test
+   * that never ran because its suite's beforeAll failed (that failure is reported as such).
+   */
   private listed(t: TestCase): boolean {
-    if (t.options.mode === 'todo') return false;
-    if (noteOf(t) || REASON.test(t.fullName)) return true;
-    return !this.filtered;
+    if (noteOf(t)) return true;
+    if (t.options.mode !== 'skip') return false;
+    return REASON.test(t.fullName) || !this.filtered;
   }
 }
 
