@@ -6,6 +6,7 @@ import {
   validateEnvelope,
 } from '../protocol/jsonrpc.js';
 import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
+import { paramsTextOf } from './params-text.js';
 import type { Transport } from './transport.js';
 import { HookgateError } from '../lib/errors.js';
 
@@ -94,7 +95,7 @@ export class JsonRpcPeer {
     } else {
       const n = this.nextId++;
       id = this.options.idPrefix === undefined ? n : `${this.options.idPrefix}${n}`;
-      text = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+      text = requestText(id, method, params);
     }
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -171,4 +172,14 @@ export class JsonRpcPeer {
       p.resolve((msg as { result?: unknown }).result);
     }
   }
+}
+
+/**
+ * A request as JSON text: the params as they were received when nothing changed them (see
+ * params-text.ts), else serialised; either way the same members in the same order.
+ */
+function requestText(id: JsonRpcId, method: string, params: unknown): string {
+  const received = paramsTextOf(params);
+  if (received === undefined) return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${received}}`;
 }

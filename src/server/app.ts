@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { LimitSpec } from '../config/runtime.js';
+import { rememberParamsText } from '../core/params-text.js';
 import { parseMessage } from '../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
@@ -296,6 +297,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
     if (!parsed.ok) return c.json(parsed.response, 400);
     const refused = notACallOrNotification(parsed.message);
     if (refused) return c.json(refused, 400);
+    // A stdio hook gets these params as the client wrote them if nothing changes them on the way.
+    rememberParamsText((parsed.message as { params?: unknown }).params, text);
     const response = await gateway.respond(
       c.get('principal'),
       c.get('hook'),

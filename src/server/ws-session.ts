@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { HookRuntime } from '../config/runtime.js';
+import { rememberParamsText } from '../core/params-text.js';
 import { CloseCode } from '../lib/close-codes.js';
 import { ErrorCode, failure, isRequest, type JsonRpcId, parseMessage } from '../protocol/jsonrpc.js';
 import type { Gateway } from './gateway.js';
@@ -202,7 +203,11 @@ export class WsSession {
       return;
     }
     const counted = isRequest(msg);
-    if (counted) this.inFlight++;
+    if (counted) {
+      this.inFlight++;
+      // A stdio hook gets these params as the client wrote them if nothing changes them on the way.
+      rememberParamsText(msg.params, text);
+    }
     this.gateway.respond(this.principal, this.hook, msg, this.opts.connectionId).then(
       (text) => {
         // sendText never throws: a failed send is logged there.

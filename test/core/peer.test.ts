@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryTransport } from '../../src/core/memory-transport.js';
+import { rememberParamsText } from '../../src/core/params-text.js';
 import { JsonRpcPeer, PeerError } from '../../src/core/peer.js';
 
 /** A peer on one end of an in-memory pair; the test plays the other end by hand. */
@@ -124,5 +125,27 @@ describe('JsonRpcPeer', () => {
       message: expect.stringContaining('"approved"'),
     });
     expect(await next).toEqual({ approved: false, Approved: true });
+  });
+
+  it('sends received params byte-for-byte when nothing changed them, and serialises changed ones', async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const texts: string[] = [];
+    b.onmessage = (t) => texts.push(t);
+    const peer = new JsonRpcPeer(a);
+    const params = '{ "n": 12345678901234567890, "s": "\\u00e9 é", "e": 1E2 }';
+    const received = `{"id":"c-7","jsonrpc":"2.0","method":"hook.before_llm","params":${params}}`;
+    const msg = JSON.parse(received);
+    rememberParamsText(msg.params, received);
+    void peer.call('hook.before_llm', msg.params, 1000).catch(() => {});
+    // What the grants changed is a new object: serialised as before.
+    const changed = { ...msg.params, s: '' };
+    rememberParamsText(msg.params, received);
+    void peer.call('hook.before_llm', changed, 1000).catch(() => {});
+    await expect.poll(() => texts.length).toBe(2);
+    expect(texts[0]).toBe(`{"jsonrpc":"2.0","id":1,"method":"hook.before_llm","params":${params}}`);
+    expect(texts[1]).toBe(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'hook.before_llm', params: changed }),
+    );
+    peer.failAll(new PeerError('PEER_CLOSED', 'done'));
   });
 });

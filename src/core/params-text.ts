@@ -1,0 +1,148 @@
+/**
+ * The `params` of a JSON-RPC message as the sender wrote them, so that a request whose params the
+ * gateway passes on unchanged goes to a stdio hook without being parsed into objects and
+ * stringified again (for a 64 KiB before_llm, JSON.stringify was the largest single cost of a call).
+ *
+ * Whoever parses a message registers its text against the params object JSON.parse made
+ * (`rememberParamsText`); whoever serialises a call asks for the text of the object it was given
+ * (`paramsTextOf`). The lookup is by identity: params the grants changed are new objects (see
+ * policy/minimise.ts: it never mutates), so they are never found and are stringified as before.
+ * Nothing may mutate a registered params object.
+ *
+ * The text is located only when asked for, and not given when `params` is given twice at the top
+ * level or the text has a line break between tokens (it would split an NDJSON line). The hook then
+ * reads the params as the host wrote them, as it would if the host had spawned it: numbers keep
+ * their digits, escapes their spelling. A key repeated inside them reaches the hook repeated (a Go
+ * hook merges two objects given for one field, JSON.parse keeps the last); the gateway's checks of
+ * the hook's answer read the request as JSON.parse does, either way. Looking for repeated keys
+ * would cost more than the JSON.stringify this saves.
+ */
+const texts = new WeakMap<object, string>();
+
+/** Remembers that `params` (from JSON.parse of `message`) is that message's `params` member. */
+export function rememberParamsText(params: unknown, message: string): void {
+  if (typeof params === 'object' && params !== null) texts.set(params, message);
+}
+
+/** The JSON text of `params` as it was received, or undefined when it must be serialised. */
+export function paramsTextOf(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const message = texts.get(params);
+  if (message === undefined) return undefined;
+  // Forgotten once asked for: a call is serialised once, and the message need not outlive it.
+  texts.delete(params);
+  const text = locateParams(message);
+  if (text === undefined) return undefined;
+  if (text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0) return undefined;
+  return text;
+}
+
+/**
+ * The text of the top-level `params` member of the JSON object `message` when it is an object and
+ * given once; undefined otherwise. Not a validator: `message` is text JSON.parse accepted. Strings
+ * are skipped with indexOf, so the cost follows the number of tokens outside strings.
+ */
+export function locateParams(message: string): string | undefined {
+  const n = message.length;
+  let i = skipSpace(message, 0);
+  if (message.charCodeAt(i) !== OPEN_OBJECT) return undefined;
+  let found: string | undefined;
+  i = skipSpace(message, i + 1);
+  if (message.charCodeAt(i) === CLOSE_OBJECT) return undefined;
+  while (i < n) {
+    if (message.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = closingQuote(message, i + 1);
+    if (keyEnd < 0) return undefined;
+    const key = keyText(message, i, keyEnd);
+    i = skipSpace(message, keyEnd + 1);
+    if (message.charCodeAt(i) !== COLON) return undefined;
+    const start = skipSpace(message, i + 1);
+    const end = skipValue(message, start);
+    if (end < 0) return undefined;
+    if (key === 'params') {
+      if (found !== undefined) return undefined;
+      if (message.charCodeAt(start) !== OPEN_OBJECT) return undefined;
+      found = message.slice(start, end);
+    }
+    i = skipSpace(message, end);
+    const c = message.charCodeAt(i);
+    if (c === CLOSE_OBJECT) return found;
+    if (c !== COMMA) return undefined;
+    i = skipSpace(message, i + 1);
+  }
+  return undefined;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function skipSpace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Index just past the value that starts at `from`, or -1. */
+function skipValue(text: string, from: number): number {
+  const c = text.charCodeAt(from);
+  if (c === QUOTE) {
+    const end = closingQuote(text, from + 1);
+    return end < 0 ? -1 : end + 1;
+  }
+  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+    let depth = 0;
+    for (let i = from; i < text.length; i++) {
+      const d = text.charCodeAt(i);
+      if (d === QUOTE) {
+        i = closingQuote(text, i + 1);
+        if (i < 0) return -1;
+      } else if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth++;
+      else if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  }
+  // A number, true, false or null: up to the next separator or space.
+  let i = from;
+  while (i < text.length) {
+    const d = text.charCodeAt(i);
+    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY || isSpace(d)) break;
+    i++;
+  }
+  return i === from ? -1 : i;
+}
+
+/** Index of the quote that ends the string whose content starts at `from`, or -1. */
+function closingQuote(text: string, from: number): number {
+  let at = text.indexOf('"', from);
+  while (at >= 0) {
+    let backslashes = 0;
+    for (let j = at - 1; j >= from && text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
+    if (backslashes % 2 === 0) return at;
+    at = text.indexOf('"', at + 1);
+  }
+  return -1;
+}
+
+/** A key as JSON.parse reads it: `"par\u0061ms"` is `params`. */
+function keyText(text: string, start: number, end: number): string {
+  const raw = text.slice(start + 1, end);
+  if (raw.indexOf('\\') < 0) return raw;
+  try {
+    return JSON.parse(text.slice(start, end + 1)) as string;
+  } catch {
+    return raw;
+  }
+}

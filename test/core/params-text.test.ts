@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { locateParams, paramsTextOf, rememberParamsText } from '../../src/core/params-text.js';
+
+describe('locateParams', () => {
+  it.each([
+    ['last member', '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}', '{"a":1}'],
+    ['first member', '{"params":{"a":[1,{"b":"}"}]},"id":1,"method":"m"}', '{"a":[1,{"b":"}"}]}'],
+    ['spaces kept', '{ "id" : 1 , "params" : { "a" : 1.0 , "b" : "x" } }', '{ "a" : 1.0 , "b" : "x" }'],
+    ['escaped key', '{"id":1,"par\\u0061ms":{"a":1}}', '{"a":1}'],
+    ['quotes and backslashes in strings', '{"id":"\\"","params":{"s":"a\\\\\\"b{["}}', '{"s":"a\\\\\\"b{["}'],
+    [
+      'a "params" string elsewhere',
+      '{"id":1,"method":"params","x":{"params":{}},"params":{"k":2}}',
+      '{"k":2}',
+    ],
+    [
+      'digits as written',
+      '{"id":1,"params":{"n":12345678901234567890,"e":1E2,"z":-0}}',
+      '{"n":12345678901234567890,"e":1E2,"z":-0}',
+    ],
+  ])('%s', (_n, text, params) => {
+    expect(JSON.parse(params)).toEqual(JSON.parse(text).params);
+    expect(locateParams(text)).toBe(params);
+  });
+
+  it.each([
+    ['no params', '{"id":1,"method":"m"}'],
+    ['params not an object', '{"id":1,"params":[1]}'],
+    ['params twice', '{"id":1,"params":{"a":1},"params":{"b":2}}'],
+    ['not an object', '[{"params":{}}]'],
+  ])('none: %s', (_n, text) => {
+    expect(locateParams(text)).toBeUndefined();
+  });
+});
+
+describe('paramsTextOf', () => {
+  it('gives the text only for the very object JSON.parse made, once', () => {
+    const text = '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"é😀","b":[1,2]}}';
+    const msg = JSON.parse(text);
+    rememberParamsText(msg.params, text);
+    expect(paramsTextOf({ ...msg.params })).toBeUndefined();
+    expect(paramsTextOf(msg.params)).toBe('{"a":"é😀","b":[1,2]}');
+    expect(paramsTextOf(msg.params)).toBeUndefined();
+  });
+
+  it('refuses params with a line break between tokens (it would split the NDJSON line)', () => {
+    const text = '{"id":1,"params":{\n"a":1}}';
+    const msg = JSON.parse(text);
+    rememberParamsText(msg.params, text);
+    expect(paramsTextOf(msg.params)).toBeUndefined();
+  });
+
+  it('ignores what is not an object', () => {
+    rememberParamsText(undefined, '{}');
+    expect(paramsTextOf(undefined)).toBeUndefined();
+    expect(paramsTextOf('x')).toBeUndefined();
+  });
+});
