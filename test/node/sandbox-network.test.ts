@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -106,6 +106,16 @@ function helpersOf(pid: number): number[] {
     }
   }
   return out;
+}
+
+/** The process exists and is not a zombie. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 /** Redis answers PING with +PONG: the real one, not a hook squatting its port. */
@@ -285,6 +295,46 @@ describe.skipIf(skip)(`the outbound network's helper lives and dies with its hoo
     }
     await expect.poll(() => helpersOf(process.pid), { timeout: 10_000 }).toEqual([]);
   }, 90_000);
+});
+
+describe.skipIf(skip)(`the outbound network's helper when the gateway itself is killed${note}`, () => {
+  it('a gateway killed with SIGKILL leaves no slirp4netns behind: it ends with the sandbox', async () => {
+    if (why) throw new Error(why); // under CI, where it must work
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-net-'));
+    chmodSync(dir, 0o755);
+    const config = join(dir, 'hookgate.json');
+    const doc = {
+      server: { sandbox: 'required' },
+      tenants: { acme: tenantDoc({ a: probeHook(undefined, 'killed') }) },
+    };
+    writeFileSync(config, JSON.stringify(doc), { mode: 0o644 });
+    const gateway = spawn(
+      process.execPath,
+      [join(REPO, 'bin', 'hookgate.js'), 'serve', '--config', config, '--port', '0'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    gateway.stdout?.on('data', (b) => {
+      out += b;
+    });
+    gateway.stderr?.on('data', () => {});
+    const exited = new Promise((r) => gateway.once('exit', r));
+    try {
+      await expect.poll(() => out, { timeout: 20_000 }).toContain('hook process ready');
+      await expect.poll(() => helpersOf(gateway.pid!).length, { timeout: 10_000 }).toBe(1);
+      const helpers = helpersOf(gateway.pid!);
+      gateway.kill('SIGKILL');
+      await exited;
+      // bwrap dies with its parent (--die-with-parent), its sync fd closes, slirp4netns's exit fd ends.
+      // Orphans are reaped by whoever is pid 1 here, maybe never: a zombie counts as gone.
+      const alive = () => helpers.filter((pid) => running(pid));
+      await expect.poll(alive, { timeout: 10_000 }).toEqual([]);
+    } finally {
+      gateway.kill('SIGKILL');
+    }
+  }, 60_000);
 });
 
 describe("outboundResolvConf: the resolver an outbound hook asks (the host's loopback is out of its reach)", () => {
