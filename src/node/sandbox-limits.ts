@@ -28,8 +28,9 @@ export { liveCgroups } from './cgroups.js';
  * The hook must be inside its cgroup before any of its code runs, and everything it forks must
  * follow. A cgroup is inherited across fork and exec, so a tiny root-side step (`sh`) writes its own
  * pid to the cgroup's `cgroup.procs` and then execs bwrap: bwrap, its init and the hook are born
- * inside. (The other way, moving bwrap's pid while it waits on `--block-fd`, would leave the
- * sandbox's init, already forked, outside.) If the write fails, the step exits and the hook never runs.
+ * inside. (The other way, moving bwrap's pid while it waits on `--block-fd`, is not enough: bwrap
+ * blocks in the sandbox's first process, already forked outside, which would have to be found through
+ * `--info-fd` and moved too.) If the write fails, the step exits and the hook never runs.
  *
  * Where no cgroup can be made, rlimits (`prlimit`): RLIMIT_DATA per process and RLIMIT_NPROC per
  * uid; which uid each hook runs as, and so what that separates, is src/node/hook-limits.ts's choice.
