@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type { DecisionsTarget } from '../config/decisions.js';
 import type { DecisionOutput } from '../server/decision-log.js';
@@ -78,4 +79,9 @@ export function nodeDecisionOutput(
       await h?.close();
     },
   };
+}
+
+/** SHA-256 hex, synchronously: on Node, Web Crypto's digest is a thread-pool job per call. */
+export function nodeSha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }

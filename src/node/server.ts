@@ -18,7 +18,7 @@ import type { Metrics } from '../server/metrics.js';
 import { type ReloadOutcome, Reloader } from '../server/reload.js';
 import type { WsSession } from '../server/ws-session.js';
 import type { DecisionLog } from '../server/decision-log.js';
-import { nodeDecisionOutput } from './decision-output.js';
+import { nodeDecisionOutput, nodeSha256 } from './decision-output.js';
 import { readDocsAssets } from './docs-assets.js';
 import { trackHttpInFlight } from './http-in-flight.js';
 import { collectProcessMetrics } from './process-metrics.js';
@@ -111,7 +111,11 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     config,
     factories,
     log,
-    { createLimiter: redisLimiterFactory(config), decisionOutput: decisionOutput.output },
+    {
+      createLimiter: redisLimiterFactory(config),
+      decisionOutput: decisionOutput.output,
+      decisionHash: nodeSha256,
+    },
   );
   const stopProcessMetrics = collectProcessMetrics(metrics);
   const keepalive = new Keepalive(config.server.wsPingIntervalMs);

@@ -6,6 +6,7 @@ import { LocalLimiter } from '../limits/local.js';
 import type { CallLimiter } from '../limits/types.js';
 import { type BackendFactories, buildBackends } from './backends.js';
 import { DecisionLog, type DecisionOutput } from './decision-log.js';
+import type { Sha256 } from './decision-record.js';
 import { Gateway } from './gateway.js';
 import { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
@@ -29,6 +30,8 @@ export interface AssembleOptions {
   createLimiter?: (deps: { metrics: Metrics; log: Logger }) => CallLimiter;
   /** Where decision records go when server.decisions is on (the runtime opens its target). */
   decisionOutput?: DecisionOutput;
+  /** The records' SHA-256, when the runtime has a faster one than Web Crypto's (Node). */
+  decisionHash?: Sha256;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function assembleGateway(
     for (const hook of tenant.hooks.values()) if (hook.limits !== undefined) limits.track(hook);
   }
   const live = new LiveConfig({ config, verifiers, backends });
-  const decisions = new DecisionLog(config.server.decisions, opts.decisionOutput, metrics);
+  const decisions = new DecisionLog(config.server.decisions, opts.decisionOutput, metrics, opts.decisionHash);
   const gateway = new Gateway({ live, log, metrics, limits, decisions });
   if (!config.server.adminToken) {
     log.warn(

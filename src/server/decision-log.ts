@@ -1,7 +1,7 @@
 import type { DecisionSettings } from '../config/decisions.js';
 import { redactText } from './logger.js';
 import type { Decision } from './decision.js';
-import { toDecisionRecord } from './decision-record.js';
+import { type Sha256, toDecisionRecord } from './decision-record.js';
 import type { Metrics } from './metrics.js';
 
 /**
@@ -32,6 +32,8 @@ export class DecisionLog {
     private readonly settings: DecisionSettings,
     private readonly output: DecisionOutput | undefined,
     metrics: Metrics,
+    /** The digests' SHA-256 (default Web Crypto's, which on Node costs a thread-pool round trip each). */
+    private readonly hash?: Sha256,
   ) {
     // Resolved (and shown as 0) from the start, so a dashboard sees the series before any drop.
     this.written = metrics.counter('hookgate_decision_records_total', {});
@@ -91,7 +93,7 @@ export class DecisionLog {
         const lines: string[] = [];
         for (const { decision, includeBodies } of batch) {
           try {
-            const text = JSON.stringify(await toDecisionRecord(decision, includeBodies));
+            const text = JSON.stringify(await toDecisionRecord(decision, includeBodies, this.hash));
             // Arguments and answers are there only by grant or opt-in; a token in them still never is.
             lines.push(includeBodies ? redactText(text) : text);
           } catch {

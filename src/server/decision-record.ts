@@ -92,10 +92,13 @@ export function verdictOf(answer: unknown): string | null {
   return typeof a.action === 'string' ? a.action : null;
 }
 
-async function digestOf(value: unknown): Promise<string | null> {
+/** SHA-256 as lowercase hex: Web Crypto by default; Node passes its synchronous node:crypto one. */
+export type Sha256 = (text: string) => string | Promise<string>;
+
+async function digestOf(value: unknown, hash: Sha256): Promise<string | null> {
   if (value === undefined) return null;
   try {
-    return `sha256:${await sha256Hex(canonicalJson(value))}`;
+    return `sha256:${await hash(canonicalJson(value))}`;
   } catch {
     // Nested past the stack or cyclic: no digest rather than no record.
     return null;
@@ -108,11 +111,15 @@ const round = (ms: number) => Math.round(ms * 1000) / 1000;
  * The record of a final decision. `includeBodies`: the params and both answers themselves (the
  * hook has conversation_access, or the operator set include_args); otherwise their digests only.
  */
-export async function toDecisionRecord(d: Decision, includeBodies: boolean): Promise<DecisionRecordV1> {
+export async function toDecisionRecord(
+  d: Decision,
+  includeBodies: boolean,
+  hash: Sha256 = sha256Hex,
+): Promise<DecisionRecordV1> {
   const args = d.params.arguments;
   const [paramsDigest, argsDigest] = await Promise.all([
-    digestOf(d.params),
-    args !== undefined && typeof d.params.tool === 'string' ? digestOf(args) : Promise.resolve(null),
+    digestOf(d.params, hash),
+    args !== undefined && typeof d.params.tool === 'string' ? digestOf(args, hash) : Promise.resolve(null),
   ]);
   const total = round(d.totalMs);
   const hook = round(Math.min(d.hookMs, d.totalMs));
