@@ -141,8 +141,17 @@ const probeHook = (network?: string | boolean, marker = 'probe') => ({
 });
 
 async function probe(gw: TestGateway, hook: string, args: object) {
-  const res = await gw.call(hook, 'hook.before_tool', { tool: 'probe', arguments: args });
-  if (res.result?.action !== 'respond') throw new Error(`${hook} did not answer: ${JSON.stringify(res)}`);
+  // A hook still starting (or restarting) is answered by its failure mode: wait until it answers.
+  let res: any;
+  await expect
+    .poll(
+      async () => {
+        res = await gw.call(hook, 'hook.before_tool', { tool: 'probe', arguments: args });
+        return res.result?.action;
+      },
+      { timeout: 30_000, interval: 200 },
+    )
+    .toBe('respond');
   return JSON.parse(res.result.result.for_llm) as { connected: string[]; listen?: string; read?: string };
 }
 
