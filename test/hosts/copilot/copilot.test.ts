@@ -5,7 +5,8 @@ import { shimEvents } from '../../../src/node/setup-command-hosts.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { startFakeModel } from '../hermes/fake-openai.js';
-import { COPILOT_BIN, COPILOT_VERSION, copilotInstalled, HOOKGATE_ARGV, runCopilot } from './run-copilot.js';
+import { HOOKGATE_ARGV } from '../hookgate-argv.js';
+import { COPILOT_BIN, COPILOT_VERSION, copilotInstalled, runCopilot } from './run-copilot.js';
 
 /**
  * The real Copilot CLI (pinned in scripts/hosts/install-copilot.sh) headless and offline against a

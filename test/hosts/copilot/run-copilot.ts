@@ -1,9 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { readFileSync } from 'node:fs';
 import { REPO } from '../../helpers/gateway.js';
 
 /** The version scripts/hosts/install-copilot.sh pins (read from it, so it is pinned in one place). */
@@ -15,14 +21,6 @@ const hostsDir =
   join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'hookgate-hosts');
 export const COPILOT_BIN = join(hostsDir, `copilot-${COPILOT_VERSION}`, 'node_modules', '.bin', 'copilot');
 export const copilotInstalled = existsSync(COPILOT_BIN);
-
-/** `hookgate` as Copilot runs it here: this checkout through tsx, named by path (any cwd). */
-export const HOOKGATE_ARGV = [
-  process.execPath,
-  '--import',
-  pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(REPO, 'src/node/bin.ts'),
-];
 
 export interface CopilotRun {
   code: number | null;
