@@ -231,6 +231,15 @@ export const serverSchema = z
      */
     redis_url: z.string().min(1).optional(),
     /**
+     * How the server of a rediss:// redis_url is verified: `ca` (a reference, `file:PATH` or
+     * `env:NAME`, to PEM) is then the only CA trusted, `servername` the name its certificate must
+     * carry when the URL's host is not it.
+     */
+    redis_tls: z
+      .object({ ca: z.string().min(1).optional(), servername: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    /**
      * Bearer token for /metrics, /readyz details and POST /admin/reload: a secret reference
      * (`env:NAME`, `file:PATH`), at least 32 bytes. Without it those routes are disabled.
      */
@@ -252,15 +261,6 @@ export const configSchema = z
 export type ConfigDocument = z.infer<typeof configSchema>;
 export type TenantDocument = z.infer<typeof tenantSchema>;
 export type HookDocument = z.infer<typeof hookSchema>;
-    /**
-     * How the server of a rediss:// redis_url is verified: `ca` (a reference, `file:PATH` or
-     * `env:NAME`, to PEM) is then the only CA trusted, `servername` the name its certificate must
-     * carry when the URL's host is not it.
-     */
-    redis_tls: z
-      .object({ ca: z.string().min(1).optional(), servername: z.string().min(1).optional() })
-      .strict()
-      .optional(),
 export type KeyDocument = z.infer<typeof keySchema>;
 export type BackendDocument = z.infer<typeof backendSchema>;
 export type LimitsDocument = z.infer<typeof limitsSchema>;
