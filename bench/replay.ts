@@ -60,6 +60,7 @@ function call(i: number): DecisionRecordV1 {
     method,
     tool: llm ? null : tool,
     request_id: null,
+    token_tools: null,
     config_revision: before.revision,
     kind: 'passed',
     hook_verdict: verdictOf(hookAnswer),

@@ -28,6 +28,10 @@ export const decisionRecordV1 = z
     method: z.string().describe('The hook method: hook.before_tool, hook.approve_tool, …'),
     tool: z.string().nullable(),
     request_id: z.string().nullable(),
+    token_tools: z
+      .array(z.string())
+      .nullable()
+      .describe('The token’s tools claim, which narrows the hook’s tools; null when the token has none'),
     config_revision: z.string().describe('The config that decided (16 hex digits)'),
     kind: z.enum(DECISION_KINDS),
     hook_verdict: z
@@ -133,6 +137,7 @@ export async function toDecisionRecord(
     method: d.method,
     tool: d.tool ?? null,
     request_id: d.requestId ?? null,
+    token_tools: d.tokenTools ? [...d.tokenTools] : null,
     config_revision: d.configRevision,
     kind: d.kind,
     hook_verdict: d.hookAnswer === undefined ? null : verdictOf(d.hookAnswer),

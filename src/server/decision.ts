@@ -37,6 +37,8 @@ export interface Decision {
   method: string;
   tool?: string;
   requestId?: string;
+  /** The token's `tools` claim, which narrows the hook's tools for this call. */
+  tokenTools?: readonly string[];
   /** The revision of the config that decided (GatewayConfig.revision). */
   configRevision: string;
   kind: DecisionKind;

@@ -207,7 +207,7 @@ export class Gateway {
     // Not async: an async function returning admitted's promise would add a layer and resolve a
     // thenable (three more microtask turns per call) for nothing.
     if (this.closing) {
-      const decision = this.startDecision(hook, method, params, origin);
+      const decision = this.startDecision(hook, method, params, origin, principal);
       const answer = failureAnswer(hook, method, 'gateway is shutting down', origin.hostApproves);
       decision.kind = 'failed';
       decision.answer = answer;
@@ -232,7 +232,7 @@ export class Gateway {
    * effective tools (the MCP route): one audit line, the policy refusal counter and the call counter.
    */
   refuseTool(
-    _principal: Principal,
+    principal: Principal,
     hook: HookRuntime,
     method: string,
     tool: string,
@@ -240,7 +240,7 @@ export class Gateway {
     origin: CallOrigin,
   ): void {
     const detail = `tool "${tool}" is not among the tools of hook "${hook.name}" this token may use`;
-    const decision = this.startDecision(hook, method, { tool }, origin);
+    const decision = this.startDecision(hook, method, { tool }, origin, principal);
     decision.kind = 'refused';
     decision.violations = [{ rule: 'tool_not_granted', tool, detail }];
     decision.answered = answered;
@@ -259,7 +259,7 @@ export class Gateway {
     params: Record<string, unknown>,
     origin: CallOrigin,
   ): Promise<Record<string, unknown> | Refusal> {
-    const decision = this.startDecision(hook, method, params, origin);
+    const decision = this.startDecision(hook, method, params, origin, principal);
     const limits = hook.limits === undefined ? undefined : this.deps.limits;
     if (limits === undefined) {
       const result = await this.call(this.policyFor(principal, hook), method, params, origin, decision);
@@ -294,6 +294,7 @@ export class Gateway {
     method: string,
     params: Record<string, unknown>,
     origin: CallOrigin,
+    principal: Principal,
   ): Decision {
     return {
       id: crypto.randomUUID(),
@@ -304,6 +305,7 @@ export class Gateway {
       method,
       tool: typeof params.tool === 'string' ? params.tool : undefined,
       requestId: origin.requestId,
+      tokenTools: principal.tools,
       configRevision: this.deps.live.current.config.revision,
       kind: 'passed',
       params,

@@ -38,8 +38,8 @@ export type Redecided =
  * hook: the steps of the gateway's call path that depend on the config (mode gate, minimisation,
  * grants) and nothing that depends on the moment (limits, a hook that failed). Pure.
  *
- * The token's `tools` claim is not in the record; the hook's own tools are used, as for a token
- * without one. A record this cannot re-decide says why.
+ * The hook's tools are narrowed by the token's `tools` claim the record carries, as they were then.
+ * A record this cannot re-decide says why.
  */
 export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redecided {
   if (record.dialect !== REPLAYABLE_DIALECT)
@@ -86,7 +86,8 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
       : (minimiseParams(method, params) as Record<string, unknown>);
     let outcome: ReturnType<typeof applyPolicy>;
     try {
-      outcome = applyPolicy(method, effectivePolicy(hook), params, shown, record.hook_answer, {});
+      const policy = effectivePolicy(hook, record.token_tools ?? undefined);
+      outcome = applyPolicy(method, policy, params, shown, record.hook_answer, {});
     } catch (err) {
       outcome = { ok: false, why: `answer could not be checked: ${String(err)}` };
     }

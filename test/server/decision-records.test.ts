@@ -269,6 +269,25 @@ describe('decision records', () => {
     expect(text).toContain('hookgate_decision_records_dropped_total{reason="queue_full"} 0');
   });
 
+  it("carries the token's tools claim, which narrowed the hook's tools", async () => {
+    const from = (await records()).length;
+    const narrowed = await gw.token({ tools: ['other'] });
+    const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/guard`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${narrowed}` },
+      body: JSON.stringify(rpc(31, 'hook.before_tool', beforeTool('get_weather', { city: 'Oslo' }))),
+    });
+    // respond for get_weather is not this token's to give: stripped, and the record says why.
+    expect(((await res.json()) as any).result).toEqual({ action: 'continue' });
+    const [r] = (await records()).slice(from);
+    expect(r).toMatchObject({
+      token_tools: ['other'],
+      kind: 'changed',
+      violations: [{ rule: 'respond_tool_not_granted' }],
+    });
+    expect((await records())[0].token_tools).toBeNull();
+  });
+
   it('carries digests, not arguments, unless the hook has conversation_access', async () => {
     const from = (await records()).length;
     const secret = 'ARG-VALUE-7f3a';
