@@ -422,9 +422,11 @@ function addRatios(rows: CellFigures[]): void {
  */
 function roundRatios(
   r: CellFigures,
-  key: 'p50' | 'one' | 'many',
+  key: 'p50' | 'one' | 'many' | 'cpu',
   find: (path: string) => CellFigures | undefined,
 ): number[] {
+  // CPU is measured over the whole run's windows, not per round.
+  if (key === 'cpu') return [];
   const floors = r.floors.map(find);
   if (floors.length === 0 || floors.some((f) => !f)) return [];
   const valueIn = (row: CellFigures, round: number): number | undefined =>
@@ -463,7 +465,7 @@ function targets(
     name: string,
     path: string,
     msg: MessageName,
-    key: 'p50' | 'one' | 'many',
+    key: 'p50' | 'one' | 'many' | 'cpu',
     limit: number,
     kind: 'max' | 'min',
   ) => {
@@ -520,6 +522,22 @@ function targets(
     'min',
   );
   ratioTarget('HTTP → module, large before_llm: p50 vs Hono echo', 'gw-http', 'large', 'p50', 1.5, 'max');
+  ratioTarget(
+    'WS → stdio, large before_llm: CPU vs stdio floor + ws floor',
+    'gw-ws-stdio',
+    'large',
+    'cpu',
+    1.3,
+    'max',
+  );
+  ratioTarget(
+    'WS → stdio, large before_llm: calls/s (1 conn) vs stdio floor + ws floor',
+    'gw-ws-stdio',
+    'large',
+    'one',
+    0.8,
+    'min',
+  );
   ratioTarget(
     'HTTP → module, large before_llm: calls/s (64 conns) vs Hono echo',
     'gw-http',
@@ -720,13 +738,18 @@ async function main(): Promise<void> {
     cand = startServer(
       'gateway (candidate)',
       join(CANDIDATE, 'bench/children/gateway.ts'),
-      [JSON.stringify({ stdio: false })],
+      [JSON.stringify({ stdio: true })],
       [],
       CANDIDATE,
     );
     candInfo = await cand.ready;
     const c = cand;
     cpuSources.set('gateway-cand', () => c.cpuMicros());
+    const candHookPid = candInfo.hookPid as number | undefined;
+    if (candHookPid) {
+      cpuSources.set('hook-cand', () => procCpuMicros(candHookPid));
+      extraPids.push(candHookPid);
+    }
     log(`candidate gateway from ${CANDIDATE}`);
   }
   const hookPid = gwInfo.hookPid as number | undefined;
@@ -1003,9 +1026,12 @@ async function main(): Promise<void> {
   }
   if (cand && candInfo) {
     const candWsUrl = wsUrl(candInfo.url, MODULE_HOOK);
-    const [candWsOne, candWsMany] = await Promise.all([
+    const candWsStdioUrl = wsUrl(candInfo.url, STDIO_HOOK);
+    const [candWsOne, candWsMany, candWsStdioOne, candWsStdioMany] = await Promise.all([
       WsClient.open('cand ws', candWsUrl, token),
       openMany('cand ws', candWsUrl, token),
+      WsClient.open('cand ws stdio', candWsStdioUrl, token),
+      openMany('cand ws stdio', candWsStdioUrl, token),
     ]);
     specs.push(
       {
@@ -1043,9 +1069,21 @@ async function main(): Promise<void> {
         counters: cand,
         skipped: candBridge ? undefined : 'skipped: no candidate bridge',
       },
+      {
+        id: 'cand-gw-ws-stdio',
+        label: 'candidate: WebSocket → stdio backend',
+        group: 'hookgate',
+        msgs: ['small', 'large'],
+        floors: ['stdio', 'ws'],
+        seq: candWsStdioOne,
+        one: candWsStdioOne,
+        many: candWsStdioMany,
+        procs: candInfo.hookPid ? ['gateway-cand', 'hook-cand'] : ['gateway-cand'],
+        counters: cand,
+      },
     );
     if (ONLY)
-      for (const sp of specs.slice(-3))
+      for (const sp of specs.slice(-4))
         if (!ONLY.includes(sp.id.slice(5))) sp.skipped ??= 'not selected (--only)';
   }
   const cells: Cell[] = [];

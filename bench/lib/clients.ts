@@ -8,6 +8,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import WebSocket from 'ws';
 import { type MessageTemplate, requestText } from './messages.js';
+import { TextLines } from './text-lines.js';
 
 const EXPECT: Record<string, string> = { small: 'respond', large: 'continue' };
 
@@ -215,7 +216,6 @@ export class StdioClient implements Client {
   errors = 0;
   lastError?: string;
   private readonly pending = new Map<number, Pending>();
-  private buffer = '';
   private helloDone?: () => void;
 
   constructor(
@@ -223,16 +223,9 @@ export class StdioClient implements Client {
     readonly child: ChildProcessWithoutNullStreams,
   ) {
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      this.buffer += chunk;
-      let nl = this.buffer.indexOf('\n');
-      while (nl !== -1) {
-        const line = this.buffer.slice(0, nl);
-        this.buffer = this.buffer.slice(nl + 1);
-        if (line.length > 0) this.online(line);
-        nl = this.buffer.indexOf('\n');
-      }
-    });
+    // Linear in a line's length however it is cut (see text-lines.ts).
+    const lines = new TextLines((line) => this.online(line));
+    child.stdout.on('data', (chunk: string) => lines.push(chunk));
     child.stdin.on('error', (err) => {
       this.lastError = err.message;
     });
