@@ -5,6 +5,7 @@ import { shimEvents } from '../../../src/node/setup-command-hosts.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { HOOKGATE_ARGV } from '../hookgate-argv.js';
+import { MISBEHAVIOURS, startMisbehavingGateway } from '../misbehaving-gateway.js';
 import { startFakeResponses } from './fake-responses.js';
 import { CODEX_BIN, CODEX_VERSION, codexInstalled, runCodex } from './run-codex.js';
 
@@ -45,6 +46,8 @@ describe.skipIf(!codexInstalled)(`Codex CLI ${CODEX_VERSION} through hookgate${w
       tenants: {
         acme: tenantDoc({
           strict: { ...rec, modes: ['tool'], on_failure: 'closed' },
+          // A short deadline, so the shim gives up on a silent gateway soon.
+          quick: { ...rec, modes: ['tool'], on_failure: 'closed', timeout_ms: 1000 },
           granted: { ...rec, modes: ['tool'], on_failure: 'closed', grants: { rewrite_tools: ['Bash'] } },
         }),
       },
@@ -110,6 +113,34 @@ describe.skipIf(!codexInstalled)(`Codex CLI ${CODEX_VERSION} through hookgate${w
       expect.stringContaining('hookgate: the policy gateway could not be asked'),
     ]);
     expect(r.toolResults[0]).not.toContain('Output:\nhookgate-e2e-original');
+  });
+
+  for (const [how, said] of MISBEHAVIOURS) {
+    it(`a gateway that is ${how}, fail-closed: blocked, the model reads why`, async () => {
+      const bad = await startMisbehavingGateway(how);
+      try {
+        const r = await run('quick', { base: bad.url });
+        expect(r.toolResults).toEqual([expect.stringMatching(said)]);
+        expect(r.toolResults[0]).not.toContain('Output:\nhookgate-e2e-original');
+        expect(bad.allowed).toBe(0);
+      } finally {
+        await bad.close();
+      }
+    });
+  }
+
+  it('a rewrite without rewrite_tools: the original runs, audited with dialect codex', async () => {
+    recorder().answer = (_m, p: any) => ({
+      action: 'modify',
+      call: { ...p, arguments: { command: 'echo rewritten-e2e' } },
+    });
+    const r = await run('strict');
+    expect(r.toolResults).toEqual([expect.stringContaining('Output:\nhookgate-e2e-original')]);
+    expect(gw.logs.audits()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ dialect: 'codex', rule: 'rewrite_arguments_not_granted' }),
+      ]),
+    );
   });
 
   it('a granted rewrite runs the new command (allow + updatedInput)', async () => {

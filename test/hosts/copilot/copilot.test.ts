@@ -6,6 +6,7 @@ import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gat
 import { recorder } from '../../helpers/recording-hook.js';
 import { startFakeModel } from '../hermes/fake-openai.js';
 import { HOOKGATE_ARGV } from '../hookgate-argv.js';
+import { MISBEHAVIOURS, startMisbehavingGateway } from '../misbehaving-gateway.js';
 import { COPILOT_BIN, COPILOT_VERSION, copilotInstalled, runCopilot } from './run-copilot.js';
 
 /**
@@ -45,6 +46,8 @@ describe.skipIf(!copilotInstalled)(`Copilot CLI ${COPILOT_VERSION} through hookg
       tenants: {
         acme: tenantDoc({
           strict: { ...rec, modes: ['tool', 'approve'], on_failure: 'closed' },
+          // A short deadline, so the shim gives up on a silent gateway soon.
+          quick: { ...rec, modes: ['tool'], on_failure: 'closed', timeout_ms: 1000 },
           granted: {
             ...rec,
             modes: ['tool', 'approve'],
@@ -92,6 +95,34 @@ describe.skipIf(!copilotInstalled)(`Copilot CLI ${COPILOT_VERSION} through hookg
       expect.stringContaining('hookgate: the policy gateway could not be asked'),
     ]);
     expect(r.toolResults[0]).not.toContain('hookgate-e2e-down\n');
+  });
+
+  for (const [how, said] of MISBEHAVIOURS) {
+    it(`a gateway that is ${how}, fail-closed: blocked with a JSON deny, the model reads why`, async () => {
+      const bad = await startMisbehavingGateway(how);
+      try {
+        const r = await run('quick', 'echo hookgate-e2e-bad', bad.url);
+        expect(r.toolResults).toEqual([expect.stringMatching(said)]);
+        expect(r.toolResults[0]).not.toContain('hookgate-e2e-bad\n');
+        expect(bad.allowed).toBe(0);
+      } finally {
+        await bad.close();
+      }
+    });
+  }
+
+  it('a rewrite without rewrite_tools: the original runs, audited with dialect copilot', async () => {
+    recorder().answer = (m, p: any) =>
+      m === 'hook.before_tool'
+        ? { action: 'modify', call: { ...p, arguments: { command: 'echo rewritten-e2e' } } }
+        : {};
+    const r = await run('strict', 'echo hookgate-e2e-original');
+    expect(r.toolResults).toEqual([expect.stringContaining('hookgate-e2e-original')]);
+    expect(gw.logs.audits()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ dialect: 'copilot', rule: 'rewrite_arguments_not_granted' }),
+      ]),
+    );
   });
 
   it('a granted rewrite runs the rewritten command', async () => {

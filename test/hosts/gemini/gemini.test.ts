@@ -5,6 +5,7 @@ import { shimEvents } from '../../../src/node/setup-command-hosts.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { HOOKGATE_ARGV } from '../hookgate-argv.js';
+import { MISBEHAVIOURS, startMisbehavingGateway } from '../misbehaving-gateway.js';
 import { startFakeGemini } from './fake-gemini.js';
 import { GEMINI_BIN, GEMINI_VERSION, geminiInstalled, runGemini } from './run-gemini.js';
 
@@ -46,6 +47,8 @@ describe.skipIf(!geminiInstalled)(`Gemini CLI ${GEMINI_VERSION} through hookgate
       tenants: {
         acme: tenantDoc({
           strict: { ...rec, modes: ['tool'], on_failure: 'closed' },
+          // A short deadline, so the shim gives up on a silent gateway soon.
+          quick: { ...rec, modes: ['tool'], on_failure: 'closed', timeout_ms: 1000 },
           granted: {
             ...rec,
             modes: ['tool'],
@@ -91,6 +94,20 @@ describe.skipIf(!geminiInstalled)(`Gemini CLI ${GEMINI_VERSION} through hookgate
     expect(results).toEqual([expect.stringContaining('hookgate: the policy gateway could not be asked')]);
     expect(results[0]).not.toContain('Output: hookgate-e2e-original');
   });
+
+  for (const [how, said] of MISBEHAVIOURS) {
+    it(`a gateway that is ${how}, fail-closed: blocked, the model reads why`, async () => {
+      const bad = await startMisbehavingGateway(how);
+      try {
+        const results = await run('quick', bad.url);
+        expect(results).toEqual([expect.stringMatching(said)]);
+        expect(results[0]).not.toContain('Output: hookgate-e2e-original');
+        expect(bad.allowed).toBe(0);
+      } finally {
+        await bad.close();
+      }
+    });
+  }
 
   it('a granted rewrite replaces the arguments; the same rewrite without rewrite_tools runs the original', async () => {
     recorder().answer = (m, p: any) =>
