@@ -1,6 +1,6 @@
 /**
  * The real-host suites: test/hosts/<host>/** drive the hosts' real binaries (PicoClaw, Claude Code,
- * OpenClaw, Hermes) against a gateway on 127.0.0.1. They need the hosts installed first
+ * OpenClaw, Hermes, Codex, Copilot CLI, Gemini CLI) against a gateway on 127.0.0.1. They need the hosts installed first
  * (`bash scripts/hosts/install.sh`, into a cache outside the repo); a suite whose host is not
  * installed fails under CI and is skipped, with the reason, elsewhere.
  *
