@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { exchange } from '../helpers/command-host-fixtures.js';
 import { loadOcFixtures } from '../helpers/openclaw-fixtures.js';
 import { recorder } from '../helpers/recording-hook.js';
 
@@ -80,5 +81,20 @@ describe('one hook guarding PicoClaw, Claude Code, OpenClaw and Hermes from one 
     for (const a of audits)
       expect(a).toMatchObject({ tenant: 'acme', hook: 'guard', method: 'hook.before_tool' });
     expect(new Set(audits.map((a) => a.rule)).size).toBe(1);
+  });
+
+  it('and Codex, Copilot CLI and Gemini CLI (their captured stdin) from the same gateway, each refusal audited with its dialect', async () => {
+    const before = gw.logs.audits().length;
+    recorder().calls.length = 0;
+    for (const host of ['codex', 'copilot', 'gemini'] as const) {
+      const answer = await post(`/${host}`, JSON.parse(exchange(host, '01').stdin));
+      // No objection: the shim prints nothing, and the host runs the call as the model asked it.
+      expect(answer).toEqual({});
+    }
+    expect(recorder().calls.filter((c) => c.method === 'hook.before_tool')).toHaveLength(3);
+    const audits = gw.logs.audits().slice(before);
+    expect(audits.map((a) => a.dialect).sort()).toEqual(['codex', 'copilot', 'gemini']);
+    for (const a of audits)
+      expect(a).toMatchObject({ tenant: 'acme', hook: 'guard', rule: 'rewrite_arguments_not_granted' });
   });
 });
