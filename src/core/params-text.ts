@@ -15,26 +15,91 @@
  * their digits, escapes their spelling. A key repeated inside them reaches the hook repeated (a Go
  * hook merges two objects given for one field, JSON.parse keeps the last); the gateway's checks of
  * the hook's answer read the request as JSON.parse does, either way. Looking for repeated keys
- * would cost more than the JSON.stringify this saves.
+ * as well would cost about what the JSON.stringify it replaces costs.
  */
-const texts = new WeakMap<object, string>();
+interface Received {
+  text: string;
+  /** The message has no members but the envelope's, params last (see trailingParams). */
+  paramsLast: boolean;
+}
 
-/** Remembers that `params` (from JSON.parse of `message`) is that message's `params` member. */
-export function rememberParamsText(params: unknown, message: string): void {
-  if (typeof params === 'object' && params !== null) texts.set(params, message);
+const texts = new WeakMap<object, Received>();
+const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/** Remembers that `message`, a JSON-RPC request JSON.parse made of `text`, came as that text. */
+export function rememberParamsText(message: unknown, text: string): void {
+  if (typeof message !== 'object' || message === null) return;
+  const params = (message as { params?: unknown }).params;
+  if (typeof params !== 'object' || params === null) return;
+  const keys = Object.keys(message);
+  let paramsLast = keys[keys.length - 1] === 'params';
+  for (const key of keys) if (!ENVELOPE.has(key)) paramsLast = false;
+  texts.set(params, { text, paramsLast });
 }
 
 /** The JSON text of `params` as it was received, or undefined when it must be serialised. */
 export function paramsTextOf(params: unknown): string | undefined {
   if (typeof params !== 'object' || params === null) return undefined;
-  const message = texts.get(params);
-  if (message === undefined) return undefined;
+  const received = texts.get(params);
+  if (received === undefined) return undefined;
   // Forgotten once asked for: a call is serialised once, and the message need not outlive it.
   texts.delete(params);
-  const text = locateParams(message);
+  const message = received.text;
+  const text = (received.paramsLast ? trailingParams(message) : undefined) ?? locateParams(message);
   if (text === undefined) return undefined;
   if (text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0) return undefined;
   return text;
+}
+
+/**
+ * The params of a request that JSON.parse read with the envelope's members only and `params` last
+ * (what every encoder writes), found without walking them: the value from the one top-level
+ * `"params"` key to the object's last `}` but one. That holds when the text has `params` once and
+ * no escape that could spell another such key (\u0061 for a, …): then no member follows params
+ * except repeated jsonrpc, id or method, whose last values (the ones JSON.parse keeps) are strings
+ * or numbers, so the text would not end in `}}`. Undefined whenever that is not shown.
+ */
+export function trailingParams(message: string): string | undefined {
+  const literal = message.indexOf('"params"');
+  // Any later "params" at all, even in a string, sends the message the long way: searching for the
+  // word is several times faster than for the quoted key (quotes are everywhere in JSON).
+  if (literal < 0 || message.indexOf('params', literal + 8) >= 0) return undefined;
+  if (message.indexOf('\\u006') >= 0 || message.indexOf('\\u007') >= 0) return undefined;
+  const at = topLevelMember(message, 'params');
+  if (at === undefined || at.key !== literal) return undefined;
+  let end = message.length - 1;
+  while (end > at.value && isSpace(message.charCodeAt(end))) end--;
+  if (message.charCodeAt(end) !== CLOSE_OBJECT) return undefined;
+  end--;
+  while (end > at.value && isSpace(message.charCodeAt(end))) end--;
+  if (message.charCodeAt(end) !== CLOSE_OBJECT || message.charCodeAt(at.value) !== OPEN_OBJECT)
+    return undefined;
+  return message.slice(at.value, end + 1);
+}
+
+/** Where the first top-level member named `name` starts (its key) and where its value starts. */
+function topLevelMember(message: string, name: string): { key: number; value: number } | undefined {
+  const n = message.length;
+  let i = skipSpace(message, 0);
+  if (message.charCodeAt(i) !== OPEN_OBJECT) return undefined;
+  i = skipSpace(message, i + 1);
+  while (i < n) {
+    if (message.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = closingQuote(message, i + 1);
+    if (keyEnd < 0) return undefined;
+    const key = i;
+    const keyName = keyText(message, i, keyEnd);
+    i = skipSpace(message, keyEnd + 1);
+    if (message.charCodeAt(i) !== COLON) return undefined;
+    const value = skipSpace(message, i + 1);
+    if (keyName === name) return { key, value };
+    const end = skipValue(message, value);
+    if (end < 0) return undefined;
+    i = skipSpace(message, end);
+    if (message.charCodeAt(i) !== COMMA) return undefined;
+    i = skipSpace(message, i + 1);
+  }
+  return undefined;
 }
 
 /**

@@ -298,7 +298,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const refused = notACallOrNotification(parsed.message);
     if (refused) return c.json(refused, 400);
     // A stdio hook gets these params as the client wrote them if nothing changes them on the way.
-    rememberParamsText((parsed.message as { params?: unknown }).params, text);
+    rememberParamsText(parsed.message, text);
     const response = await gateway.respond(
       c.get('principal'),
       c.get('hook'),

@@ -206,7 +206,7 @@ export class WsSession {
     if (counted) {
       this.inFlight++;
       // A stdio hook gets these params as the client wrote them if nothing changes them on the way.
-      rememberParamsText(msg.params, text);
+      rememberParamsText(msg, text);
     }
     this.gateway.respond(this.principal, this.hook, msg, this.opts.connectionId).then(
       (text) => {

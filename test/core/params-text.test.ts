@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { locateParams, paramsTextOf, rememberParamsText } from '../../src/core/params-text.js';
+import {
+  locateParams,
+  paramsTextOf,
+  rememberParamsText,
+  trailingParams,
+} from '../../src/core/params-text.js';
 
 describe('locateParams', () => {
   it.each([
@@ -33,11 +38,45 @@ describe('locateParams', () => {
   });
 });
 
+describe('trailingParams (envelope members only, params last)', () => {
+  it.each([
+    ['compact', '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,{"b":"}"}]}}', '{"a":[1,{"b":"}"}]}'],
+    ['spaces', '{ "id" : 1 , "params" : { "a" : 1 } }\t', '{ "a" : 1 }'],
+    ['escapes elsewhere', '{"id":1,"params":{"s":"\\u003c\\"}"}}', '{"s":"\\u003c\\"}"}'],
+  ])('%s', (_n, text, params) => {
+    expect(trailingParams(text)).toBe(params);
+  });
+
+  it.each([
+    ['params twice', '{"id":1,"params":{"a":1},"params":{"b":2}}'],
+    ['params spelt with an escape too', '{"id":1,"params":{"a":1},"par\\u0061ms":{"b":2}}'],
+    ['"params" inside the params', '{"id":1,"params":{"x":"params"}}'],
+    ['a repeated id after the params', '{"id":1,"params":{"a":1},"id":2}'],
+  ])('not shown, so left to the full walk: %s', (_n, text) => {
+    expect(trailingParams(text)).toBeUndefined();
+  });
+
+  it('paramsTextOf agrees with JSON.parse on every one of them', () => {
+    for (const text of [
+      '{"id":1,"params":{"a":1},"params":{"b":2}}',
+      '{"id":1,"params":{"a":1},"par\\u0061ms":{"b":2}}',
+      '{"id":1,"params":{"x":"params"}}',
+      '{"id":1,"params":{"a":1},"id":2}',
+      '{"params":{"a":1},"id":1}',
+    ]) {
+      const msg = JSON.parse(text);
+      rememberParamsText(msg, text);
+      const got = paramsTextOf(msg.params);
+      if (got !== undefined) expect(JSON.parse(got)).toEqual(msg.params);
+    }
+  });
+});
+
 describe('paramsTextOf', () => {
   it('gives the text only for the very object JSON.parse made, once', () => {
     const text = '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"é😀","b":[1,2]}}';
     const msg = JSON.parse(text);
-    rememberParamsText(msg.params, text);
+    rememberParamsText(msg, text);
     expect(paramsTextOf({ ...msg.params })).toBeUndefined();
     expect(paramsTextOf(msg.params)).toBe('{"a":"é😀","b":[1,2]}');
     expect(paramsTextOf(msg.params)).toBeUndefined();
@@ -46,7 +85,7 @@ describe('paramsTextOf', () => {
   it('refuses params with a line break between tokens (it would split the NDJSON line)', () => {
     const text = '{"id":1,"params":{\n"a":1}}';
     const msg = JSON.parse(text);
-    rememberParamsText(msg.params, text);
+    rememberParamsText(msg, text);
     expect(paramsTextOf(msg.params)).toBeUndefined();
   });
 

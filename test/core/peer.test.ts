@@ -135,11 +135,11 @@ describe('JsonRpcPeer', () => {
     const params = '{ "n": 12345678901234567890, "s": "\\u00e9 é", "e": 1E2 }';
     const received = `{"id":"c-7","jsonrpc":"2.0","method":"hook.before_llm","params":${params}}`;
     const msg = JSON.parse(received);
-    rememberParamsText(msg.params, received);
+    rememberParamsText(msg, received);
     void peer.call('hook.before_llm', msg.params, 1000).catch(() => {});
     // What the grants changed is a new object: serialised as before.
     const changed = { ...msg.params, s: '' };
-    rememberParamsText(msg.params, received);
+    rememberParamsText(msg, received);
     void peer.call('hook.before_llm', changed, 1000).catch(() => {});
     await expect.poll(() => texts.length).toBe(2);
     expect(texts[0]).toBe(`{"jsonrpc":"2.0","id":1,"method":"hook.before_llm","params":${params}}`);
