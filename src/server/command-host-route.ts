@@ -8,9 +8,11 @@ import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
 import { readJsonBody } from './body.js';
 import { ownMcpServerName } from './claude-code-route.js';
+import { documentedBodyViolation } from './documented-body.js';
 import { httpError, rateLimited } from './errors.js';
 import type { CallOrigin, Gateway } from './gateway.js';
 import { hostAnswerText } from './host-answer.js';
+import { COMMAND_HOST_FIELDS } from './openapi.js';
 
 /**
  * POST .../{hook}/<dialect> for a host that runs a command per hook event (Codex, Copilot, Gemini;
@@ -37,6 +39,10 @@ export async function answerCommandHost(
   });
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not a ${host.label} hook call: ${request.why}`);
+  // What the document says the route does not take (a field of the wrong type) is refused too.
+  const fields = COMMAND_HOST_FIELDS[host.dialect];
+  const violation = fields && documentedBodyViolation(fields, body);
+  if (violation) throw httpError(400, 'bad_request', `not a ${host.label} hook call: ${violation}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer('{}');

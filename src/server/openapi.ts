@@ -378,6 +378,212 @@ const ConfigInvalid = z
   })
   .openapi('ConfigInvalid');
 
+const COMMAND_TOOL_EVENTS = {
+  codex: ['PreToolUse', 'PermissionRequest', 'PostToolUse'],
+  gemini: ['BeforeTool', 'AfterTool'],
+} as const;
+
+const toolInput = z.record(z.string(), z.unknown()).nullable().optional();
+
+/** The fields of Codex's command-hook stdin, as its route checks them (any event). */
+const CodexHookFields = z
+  .object({
+    hook_event_name: z.string().min(1),
+    session_id: z.string().optional(),
+    turn_id: z.string().optional(),
+    transcript_path: z.string().nullable().optional(),
+    cwd: z.string().optional(),
+    model: z.string().optional(),
+    permission_mode: z.string().optional(),
+    tool_name: z.string().optional().openapi({ example: 'Bash' }),
+    tool_input: toolInput,
+    tool_use_id: z.string().optional(),
+    tool_response: z.unknown().optional(),
+  })
+  .passthrough();
+
+/** The fields of Copilot CLI's command-hook stdin (preToolUse, postToolUse: it names no event). */
+const CopilotHookFields = z
+  .object({
+    sessionId: z.string().optional(),
+    timestamp: z.number().optional().openapi({ description: 'epoch milliseconds' }),
+    cwd: z.string().optional(),
+    toolName: z.string().min(1).openapi({ example: 'bash' }),
+    toolArgs: toolInput,
+    toolResult: z
+      .object({ resultType: z.string().optional(), textResultForLlm: z.string().optional() })
+      .passthrough()
+      .optional()
+      .openapi({ description: 'present on postToolUse only' }),
+  })
+  .passthrough();
+
+/** The fields of Gemini CLI's command-hook stdin, as its route checks them (any event). */
+const GeminiHookFields = z
+  .object({
+    hook_event_name: z.string().min(1),
+    session_id: z.string().optional(),
+    transcript_path: z.string().optional(),
+    cwd: z.string().optional(),
+    timestamp: z.string().optional(),
+    tool_name: z.string().optional().openapi({ example: 'run_shell_command' }),
+    tool_input: toolInput,
+    tool_response: z.unknown().optional(),
+  })
+  .passthrough();
+
+/** Each command-hook host's documented fields, by dialect: its route refuses a body that breaks them. */
+export const COMMAND_HOST_FIELDS: Readonly<Record<string, z.ZodType>> = {
+  codex: CodexHookFields,
+  copilot: CopilotHookFields,
+  gemini: GeminiHookFields,
+};
+
+const CodexHookInput = z
+  .union([
+    CodexHookFields.extend({
+      hook_event_name: z.enum(COMMAND_TOOL_EVENTS.codex).openapi({ example: 'PreToolUse' }),
+      tool_name: z.string().min(1).openapi({ example: 'Bash' }),
+    }),
+    CodexHookFields.extend({
+      hook_event_name: z
+        .string()
+        .regex(otherThan(COMMAND_TOOL_EVENTS.codex))
+        .openapi({ example: 'SessionStart' }),
+    }),
+  ])
+  .openapi('CodexHookInput', {
+    description:
+      "Codex's command-hook stdin, as `hookgate hook --host codex` forwards it. hook_event_name: PreToolUse → " +
+      'hook.before_tool, PermissionRequest → hook.approve_tool, PostToolUse → hook.after_tool (these need tool_name); ' +
+      'every other event → hook.runtime_event (observe mode), answered {}',
+  });
+
+const CopilotHookInput = CopilotHookFields.openapi('CopilotHookInput', {
+  description:
+    "Copilot CLI's command-hook stdin, as `hookgate hook --host copilot` forwards it: preToolUse → hook.before_tool " +
+    '(then hook.approve_tool for a hook with the approve mode), postToolUse (toolResult present) → hook.after_tool',
+});
+
+const GeminiHookInput = z
+  .union([
+    GeminiHookFields.extend({
+      hook_event_name: z.enum(COMMAND_TOOL_EVENTS.gemini).openapi({ example: 'BeforeTool' }),
+      tool_name: z.string().min(1).openapi({ example: 'run_shell_command' }),
+    }),
+    GeminiHookFields.extend({
+      hook_event_name: z
+        .string()
+        .regex(otherThan(COMMAND_TOOL_EVENTS.gemini))
+        .openapi({ example: 'SessionStart' }),
+    }),
+  ])
+  .openapi('GeminiHookInput', {
+    description:
+      "Gemini CLI's command-hook stdin, as `hookgate hook --host gemini` forwards it. hook_event_name: BeforeTool → " +
+      'hook.before_tool, AfterTool → hook.after_tool (these need tool_name); every other event → hook.runtime_event ' +
+      '(observe mode), answered {}',
+  });
+
+const CodexHookAnswer = z
+  .object({
+    hookSpecificOutput: z
+      .object({
+        hookEventName: z.enum(['PreToolUse', 'PermissionRequest']),
+        permissionDecision: z
+          .enum(['deny', 'allow'])
+          .optional()
+          .openapi({
+            description: 'allow only with updatedInput (a granted rewrite): Codex needs it to apply one',
+          }),
+        permissionDecisionReason: z.string().optional(),
+        updatedInput: z.record(z.string(), z.unknown()).optional(),
+        decision: z
+          .object({ behavior: z.enum(['allow', 'deny']), message: z.string().optional() })
+          .optional()
+          .openapi({ description: 'PermissionRequest: allow only for tools in grants.approve_tools' }),
+      })
+      .optional(),
+  })
+  .openapi('CodexHookAnswer', { description: '{} is no objection: `hookgate hook` prints nothing' });
+
+const CopilotHookAnswer = z
+  .object({
+    permissionDecision: z
+      .enum(['deny', 'allow'])
+      .optional()
+      .openapi({
+        description: "allow (skips Copilot's permission check) only for tools in grants.approve_tools",
+      }),
+    permissionDecisionReason: z.string().optional(),
+    modifiedArgs: z.record(z.string(), z.unknown()).optional().openapi({
+      description: 'the complete arguments after a granted rewrite',
+    }),
+  })
+  .openapi('CopilotHookAnswer', { description: '{} is no objection: `hookgate hook` prints nothing' });
+
+const GeminiHookAnswer = z
+  .object({
+    decision: z.literal('deny').optional(),
+    reason: z.string().optional(),
+    hookSpecificOutput: z
+      .object({
+        hookEventName: z.literal('BeforeTool'),
+        tool_input: z.record(z.string(), z.unknown()).openapi({
+          description: "the complete arguments after a granted rewrite (they replace the call's)",
+        }),
+      })
+      .optional(),
+  })
+  .openapi('GeminiHookAnswer', { description: '{} is no objection: `hookgate hook` prints nothing' });
+
+/** One command-hook host's route: the same answers and errors for each. */
+function commandHostRoute(
+  dialect: string,
+  label: string,
+  input: z.ZodType,
+  answer: z.ZodType,
+): ReturnType<typeof createRoute> {
+  return createRoute({
+    operationId: `callHook${label.replace(/ .*/, '')}`,
+    method: 'post',
+    path: `/v1/tenants/{tenant}/hooks/{hook}/${dialect}`,
+    summary: `${label} command hooks through \`hookgate hook --host ${dialect}\`, answered in ${label}'s shapes under the hook's grants`,
+    description:
+      `Called by \`hookgate hook --host ${dialect}\` (\`hookgate setup ${dialect}\` prints the host's config). ` +
+      "An authenticated call is always answered 200: when the hook is down, slow or answers garbage, with its declared failure answer in the host's shape " +
+      '(on_failure: closed → a deny). Auth, size and rate-limit errors keep their status; `hookgate hook --fail-closed` then blocks the call. ' +
+      `See docs/hosts/${dialect}.md for the whole mapping.`,
+    security: [{ bearer: [] }],
+    request: {
+      params: HookParams,
+      body: { required: true, content: { 'application/json': { schema: input } } },
+    },
+    responses: {
+      200: {
+        description: `The answer in ${label}'s shape, after policy`,
+        content: { 'application/json': { schema: answer } },
+      },
+      400: {
+        description: `Not a ${label} hook body (not JSON, a field of the wrong type, no tool name for a tool event)`,
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      ...authErrors,
+      413: {
+        description: 'Body over server.max_body_bytes',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      429: {
+        description: 'A call over a tenant or hook limit; Retry-After says when to try again',
+        headers: z.object({
+          'retry-after': z.string().openapi({ description: 'Whole seconds, at least 1' }),
+        }),
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+    },
+  });
+}
+
 export const routes = {
   call: createRoute({
     operationId: 'callHook',
@@ -537,6 +743,9 @@ export const routes = {
       },
     },
   }),
+  codex: commandHostRoute('codex', 'Codex', CodexHookInput, CodexHookAnswer),
+  copilot: commandHostRoute('copilot', 'Copilot CLI', CopilotHookInput, CopilotHookAnswer),
+  gemini: commandHostRoute('gemini', 'Gemini CLI', GeminiHookInput, GeminiHookAnswer),
   describe: createRoute({
     operationId: 'describeHook',
     method: 'get',

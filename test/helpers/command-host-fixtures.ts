@@ -19,6 +19,11 @@ export interface CommandExchange {
   hostStatus: string | undefined;
 }
 
+/** Copilot's `timestamp` is epoch milliseconds; the captures hold the placeholder `"<TIMESTAMP_MS>"` for it. */
+function withTimestamp(stdin: Record<string, unknown>): Record<string, unknown> {
+  return stdin.timestamp === '<TIMESTAMP_MS>' ? { ...stdin, timestamp: 1_795_000_000_000 } : stdin;
+}
+
 export function loadCommandFixtures(host: 'codex' | 'copilot' | 'gemini'): CommandExchange[] {
   const dir = join(FIXTURE_DIR, host);
   const out: CommandExchange[] = [];
@@ -34,7 +39,7 @@ export function loadCommandFixtures(host: 'codex' | 'copilot' | 'gemini'): Comma
         file,
         seq: o.seq,
         event: o.event,
-        stdin: JSON.stringify(o.request.stdin),
+        stdin: JSON.stringify(withTimestamp(o.request.stdin)),
         response: o.response,
         hostStatus: o.outcome?.hostRecorded?.[0]?.status,
       });
