@@ -10,8 +10,10 @@ export interface ShimOutput {
 }
 
 export interface ShimHost {
-  /** The gateway route segment and `--host` value. */
+  /** The `--host` value, and the gateway route segment unless `route` says another. */
   dialect: string;
+  /** The route segment, where the host shares another's route (Claude Code's command hooks). */
+  route?: string;
   /** The host's own hook timeout when none is configured: a deadline at or past it is warned about. */
   hostTimeoutMs: number;
   /** Blocks the call the host is about to run, `input` being the host's stdin as read. */

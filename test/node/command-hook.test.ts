@@ -170,6 +170,35 @@ describe.each(HOSTS)('hookgate hook --host %s', (host) => {
   });
 });
 
+describe('hookgate hook --host claude-code-command (a Claude Code command hook, on the Claude Code route)', () => {
+  const stdin = JSON.stringify({
+    session_id: 's1',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'ls' },
+    tool_use_id: 'toolu_1',
+  });
+
+  it("prints the Claude Code route's deny", async () => {
+    recorder().answer = () => ({ action: 'deny_tool', reason: 'not today' });
+    const r = await shim(['--host', 'claude-code-command', '--url', url(gw.url)], stdin);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'not today',
+      },
+    });
+  });
+
+  it('fail-closed: the gateway down exits 2 with the reason on stderr (what Claude Code shows the model)', async () => {
+    const r = await shim(['--host', 'claude-code-command', '--url', url(downOrigin), '--fail-closed'], stdin);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/ECONNREFUSED/);
+  });
+});
+
 describe('hookgate hook: what it refuses', () => {
   it('Copilot postToolUse, fail-closed: nothing left to block, so no deny is printed', async () => {
     const r = await shim(

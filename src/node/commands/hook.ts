@@ -1,5 +1,6 @@
 import { TOKEN_ENV } from '../../bridge/options.js';
 import type { ShimHost } from '../../dialects/command-shim.js';
+import { claudeCodeCommandShim } from '../../dialects/claude-code/shim.js';
 import { codexShim } from '../../dialects/codex/shim.js';
 import { copilotShim } from '../../dialects/copilot/shim.js';
 import { geminiShim } from '../../dialects/gemini/shim.js';
@@ -7,7 +8,7 @@ import { runCommandHook } from '../command-hook.js';
 import { defineCommand, usageError } from './command.js';
 
 /** The hosts `hookgate hook` serves; each one's shim.ts imports nothing (a small graph per call). */
-const SHIMS: readonly ShimHost[] = [codexShim, copilotShim, geminiShim];
+const SHIMS: readonly ShimHost[] = [codexShim, copilotShim, geminiShim, claudeCodeCommandShim];
 
 /** A tool call's arguments; more than this is not a hook payload. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
@@ -49,13 +50,14 @@ export function commandRouteUrl(raw: string, dialect: string): string {
 
 export const hook = defineCommand({
   name: 'hook',
-  help: `usage: hookgate hook --host codex|copilot|gemini --url URL [--fail-closed] [--timeout-ms N]
-  --host H         the host running this command as its hook: codex, copilot or gemini
+  help: `usage: hookgate hook --host codex|copilot|gemini|claude-code-command --url URL [--fail-closed] [--timeout-ms N]
+  --host H         the host running this command as its hook: codex, copilot, gemini, or
+                   claude-code-command (a Claude Code "type": "command" hook, on the Claude Code route)
   --url URL        the hook's URL: http(s)://HOST/v1/tenants/{tenant}/hooks/{hook} (…/{host} also accepted)
   --fail-closed    on any failure to get the gateway's decision (down, slow, not 2xx, a redirect,
                    not a JSON object, the token missing or refused) block the call with the reason,
-                   as the host shows it to the model (Codex, Gemini: exit 2 and stderr; Copilot: a
-                   JSON deny). Without it a failure prints nothing and exits 0: the host runs the tool.
+                   as the host shows it to the model (Codex, Gemini, Claude Code: exit 2 and stderr;
+                   Copilot: a JSON deny). Without it a failure prints nothing and exits 0: the host runs the tool.
   --timeout-ms N   the most the whole call may take (default ${DEFAULT_TIMEOUT_MS}); keep it under the
                    host's hook timeout (Codex 600 s, Copilot 30 s, Gemini 60 s by default), or the host
                    gives up first and runs the tool
@@ -75,7 +77,7 @@ hookgate setup codex|copilot|gemini prints the host's config.`,
     const host = SHIMS.find((s) => s.dialect === values.host);
     if (!host) usageError(`--host must be one of: ${SHIMS.map((s) => s.dialect).join(', ')}`);
     if (!values.url) usageError('--url is required');
-    const url = commandRouteUrl(values.url, host.dialect);
+    const url = commandRouteUrl(values.url, host.route ?? host.dialect);
     const raw = values['timeout-ms'] ?? String(DEFAULT_TIMEOUT_MS);
     const timeoutMs = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS)

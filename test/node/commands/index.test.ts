@@ -118,12 +118,13 @@ describe('what a per-event command loads', () => {
     expect([...graphOf('hermes-hook').builtins]).toEqual([]);
   });
 
-  it('hook (Codex, Copilot, Gemini): the same budget as hermes-hook; of the dialects only their shim.ts, which import nothing', () => {
+  it('hook (Codex, Copilot, Gemini, Claude Code commands): the same budget as hermes-hook; of the dialects only their shim.ts, which import nothing', () => {
     const { files, packages, builtins } = graphOf('hook');
     expect([...packages]).toEqual([]);
     expect([...builtins]).toEqual([]);
     const shims = [...files].filter((f) => /^src\/dialects\/[a-z-]+\/shim\.ts$/.test(f));
     expect(shims.sort()).toEqual([
+      'src/dialects/claude-code/shim.ts',
       'src/dialects/codex/shim.ts',
       'src/dialects/copilot/shim.ts',
       'src/dialects/gemini/shim.ts',
