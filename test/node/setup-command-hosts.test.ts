@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -202,4 +202,56 @@ it('setup refuses --command for a host that runs no hookgate command', async () 
   const r = await run('claude-code', ['--hook', 'guard', '--command', 'hookgate']);
   expect(r.code).toBe(2);
   expect(r.err).toMatch(/codex, copilot, gemini/);
+});
+
+describe('setup --write', () => {
+  const home = join(dir, 'home');
+  const env = { HOME: home, CODEX_HOME: join(home, '.codex') };
+
+  it('copilot: writes the user-level hooks file, the same as printed', async () => {
+    const printed = await run('copilot', ['--hook', 'guard', '--command', 'hookgate'], env);
+    const r = await run('copilot', ['--hook', 'guard', '--command', 'hookgate', '--write'], env);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    const file = join(home, '.copilot', 'hooks', 'hookgate-guard.json');
+    expect(r.err).toContain(`wrote ${file}`);
+    expect(readFileSync(file, 'utf8')).toBe(printed.out);
+    expect(readFileSync(file, 'utf8')).not.toContain(SECRET_TOKEN);
+  });
+
+  it('codex: appends to config.toml with trust entries for that file; a file with hooks already is refused', async () => {
+    mkdirSync(env.CODEX_HOME, { recursive: true });
+    const config = join(env.CODEX_HOME, 'config.toml');
+    writeFileSync(config, 'model = "m"\n');
+    const printed = await run('codex', ['--hook', 'guard', '--command', 'hookgate'], env);
+    const r = await run('codex', ['--hook', 'guard', '--command', 'hookgate', '--write'], env);
+    expect(r.code).toBe(0);
+    expect(readFileSync(config, 'utf8')).toBe(`model = "m"\n\n${printed.out}`);
+    expect(printed.out).toContain(`[hooks.state.${JSON.stringify(`${config}:pre_tool_use:0:0`)}]`);
+    const again = await run('codex', ['--hook', 'guard', '--command', 'hookgate', '--write'], env);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/already has hooks/);
+    expect(readFileSync(config, 'utf8')).toBe(`model = "m"\n\n${printed.out}`);
+  });
+
+  it("gemini: merges into settings.json, keeping other settings and hooks, replacing only this hook's", async () => {
+    const file = join(home, '.gemini', 'settings.json');
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    const other = { matcher: 'x', hooks: [{ type: 'command', name: 'other', command: 'true' }] };
+    writeFileSync(file, JSON.stringify({ general: { vimMode: true }, hooks: { BeforeTool: [other] } }));
+    for (let i = 0; i < 2; i++) {
+      const r = await run('gemini', ['--hook', 'guard', '--command', 'hookgate', '--write'], env);
+      expect(r.code).toBe(0);
+    }
+    const merged = JSON.parse(readFileSync(file, 'utf8'));
+    expect(merged.general).toEqual({ vimMode: true });
+    expect(merged.hooks.BeforeTool.map((g: any) => g.hooks[0].name)).toEqual(['other', 'hookgate-guard']);
+    expect(merged.hooks.AfterTool.map((g: any) => g.hooks[0].name)).toEqual(['hookgate-guard']);
+  });
+
+  it('is refused for hosts it does not install', async () => {
+    const r = await run('hermes', ['--hook', 'guard', '--write'], env);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--write is for setup codex, copilot and gemini/);
+  });
 });

@@ -17,7 +17,7 @@ const HOSTS = ['picoclaw', 'claude-code', 'hermes', 'openclaw', ...COMMAND_SETUP
 export const setup = defineCommand({
   name: 'setup',
   help: `usage: hookgate setup picoclaw|claude-code|hermes|openclaw|codex|copilot|gemini [--config FILE] --tenant T --hook H [--url BASE]
-         [--command CMD] [--hermes-no-modify] [--out DIR [--force] [--from-gateway]]
+         [--command CMD] [--hermes-no-modify] [--out DIR [--force] [--from-gateway]] [--write]
 ${CONFIG_HELP}
   --tenant T      the tenant
   --hook H        the hook; only the events its modes cover are sent to it
@@ -29,6 +29,9 @@ ${CONFIG_HELP}
                   then blocks the call instead of being ignored
   --out DIR       openclaw: write the plugin into DIR, its manifest declaring the hook's tools
   --force         openclaw: write into a DIR that is not empty
+  --write         codex, copilot, gemini: install it instead of printing it (Codex: appended to
+                  $CODEX_HOME/config.toml, refused where that file has hooks already; Copilot:
+                  ~/.copilot/hooks/hookgate-<hook>.json; Gemini: merged into ~/.gemini/settings.json)
   --from-gateway  openclaw, with --out: describe the tools as the running gateway at --url lists
                   them to ${TOKEN_ENV} (an SDK hook's own schemas, a stdio hook's injected ones)
 picoclaw: prints the config.json "hooks" block running \`hookgate bridge\` (the intercepts the hook's
@@ -57,6 +60,7 @@ trusted_hash entries, Copilot's user-level hooks file, Gemini's settings.json "h
     out: { type: 'string' },
     force: { type: 'boolean' },
     'from-gateway': { type: 'boolean' },
+    write: { type: 'boolean' },
   },
   maxPositionals: 1,
   async run({ values, positionals }, io) {
@@ -66,6 +70,8 @@ trusted_hash entries, Copilot's user-level hooks file, Gemini's settings.json "h
     if (!values.tenant || !values.hook) usageError(`setup ${host} needs --tenant and --hook`);
     if (host !== 'openclaw' && (values.out !== undefined || values.force || values['from-gateway']))
       usageError('--out, --force and --from-gateway are for setup openclaw');
+    if (values.write && !COMMAND_SETUP_HOSTS.includes(host as CommandSetupHost))
+      usageError('--write is for setup codex, copilot and gemini');
     if (values['from-gateway'] && values.out === undefined)
       usageError('--from-gateway describes the tools of the plugin --out writes: give --out DIR');
     const runsCommand =
@@ -166,7 +172,8 @@ trusted_hash entries, Copilot's user-level hooks file, Gemini's settings.json "h
     }
     if (COMMAND_SETUP_HOSTS.includes(host as CommandSetupHost)) {
       const out = await commandHostSetup(host as CommandSetupHost, hook, base, command, io.env, tokenCommand);
-      io.stdout.write(out.text);
+      if (values.write) out.notes.unshift(out.target.write(out.text));
+      else io.stdout.write(out.text);
       io.stderr.write(`${out.notes.join('\n')}\n`);
       return 0;
     }
