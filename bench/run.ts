@@ -23,7 +23,14 @@ import {
   SECRET_ENV,
   STDIO_HOOK,
 } from './lib/config.js';
-import { forkTs, procCpuMicros, procRssBytes, type ServerChild, systemBusyMicros } from './lib/ipc.js';
+import {
+  forkTs,
+  procCpuMicros,
+  procRssBytes,
+  procTreeCpuMicros,
+  type ServerChild,
+  systemBusyMicros,
+} from './lib/ipc.js';
 import { MCP_CALL_BYTES, McpHttpClient } from './lib/mcp-client.js';
 import { type MessageName, type MessageTemplate, template } from './lib/messages.js';
 import {
@@ -114,7 +121,8 @@ function ownCpuMicros(): number {
   for (const pid of [...started.map((p) => p.pid), ...extraPids]) {
     if (!pid) continue;
     try {
-      total += procCpuMicros(pid);
+      // A hook's pid may be its sandbox's wrapper: count the hook below it too.
+      total += extraPids.includes(pid) ? procTreeCpuMicros(pid) : procCpuMicros(pid);
     } catch {
       // exited
     }
@@ -747,14 +755,15 @@ async function main(): Promise<void> {
     cpuSources.set('gateway-cand', () => c.cpuMicros());
     const candHookPid = candInfo.hookPid as number | undefined;
     if (candHookPid) {
-      cpuSources.set('hook-cand', () => procCpuMicros(candHookPid));
+      cpuSources.set('hook-cand', () => procTreeCpuMicros(candHookPid));
       extraPids.push(candHookPid);
     }
     log(`candidate gateway from ${CANDIDATE}`);
   }
   const hookPid = gwInfo.hookPid as number | undefined;
   if (hookPid) {
-    cpuSources.set('hook', () => procCpuMicros(hookPid));
+    // The hook may run under the sandbox's wrapper: its CPU is the whole tree's.
+    cpuSources.set('hook', () => procTreeCpuMicros(hookPid));
     extraPids.push(hookPid);
   }
 

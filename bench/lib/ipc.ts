@@ -3,7 +3,7 @@
  * ask a server child for its CPU time, memory (after GC) and counters at the edges of a window.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface IpcRequest {
   seq: number;
@@ -175,6 +175,42 @@ export function procCpuMicros(pid: number): number {
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) * 1_000_000) / CLK_TCK;
+}
+
+/**
+ * CPU time of a process and of every process below it, in microseconds. A sandboxed stdio hook runs
+ * under the sandbox's wrapper (sh, bwrap): the wrapper's own figure is ~0 and the hook's CPU is
+ * only added to it once the hook has exited, so the tree is summed instead. Descendants are found
+ * by their parent pid in /proc/<pid>/stat (no /proc/<pid>/task/<tid>/children on every kernel).
+ */
+export function procTreeCpuMicros(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid);
+    if (list) list.push(pid);
+    else children.set(ppid, [pid]);
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    try {
+      total += procCpuMicros(pid);
+    } catch {
+      continue;
+    }
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
 }
 
 /** Resident set size of any process, in bytes, from /proc. */
