@@ -490,12 +490,9 @@ const CodexHookAnswer = z
     hookSpecificOutput: z
       .object({
         hookEventName: z.enum(['PreToolUse', 'PermissionRequest']),
-        permissionDecision: z
-          .enum(['deny', 'allow'])
-          .optional()
-          .openapi({
-            description: 'allow only with updatedInput (a granted rewrite): Codex needs it to apply one',
-          }),
+        permissionDecision: z.enum(['deny', 'allow']).optional().openapi({
+          description: 'allow only with updatedInput (a granted rewrite): Codex needs it to apply one',
+        }),
         permissionDecisionReason: z.string().optional(),
         updatedInput: z.record(z.string(), z.unknown()).optional(),
         decision: z
@@ -509,12 +506,9 @@ const CodexHookAnswer = z
 
 const CopilotHookAnswer = z
   .object({
-    permissionDecision: z
-      .enum(['deny', 'allow'])
-      .optional()
-      .openapi({
-        description: "allow (skips Copilot's permission check) only for tools in grants.approve_tools",
-      }),
+    permissionDecision: z.enum(['deny', 'allow']).optional().openapi({
+      description: "allow (skips Copilot's permission check) only for tools in grants.approve_tools",
+    }),
     permissionDecisionReason: z.string().optional(),
     modifiedArgs: z.record(z.string(), z.unknown()).optional().openapi({
       description: 'the complete arguments after a granted rewrite',
