@@ -2,9 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   locateParams,
   paramsTextOf,
+  MIN_REMEMBERED_UNITS,
   rememberParamsText,
   trailingParams,
 } from '../../src/core/params-text.js';
+
+/** Short messages are not remembered (see MIN_REMEMBERED_UNITS): trailing spaces lengthen them. */
+const padded = (text: string) => text + ' '.repeat(MIN_REMEMBERED_UNITS);
 
 describe('locateParams', () => {
   it.each([
@@ -65,7 +69,7 @@ describe('trailingParams (envelope members only, params last)', () => {
       '{"params":{"a":1},"id":1}',
     ]) {
       const msg = JSON.parse(text);
-      rememberParamsText(msg, text);
+      rememberParamsText(msg, padded(text));
       const got = paramsTextOf(msg.params);
       if (got !== undefined) expect(JSON.parse(got)).toEqual(msg.params);
     }
@@ -76,7 +80,7 @@ describe('paramsTextOf', () => {
   it('gives the text only for the very object JSON.parse made, once', () => {
     const text = '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"é😀","b":[1,2]}}';
     const msg = JSON.parse(text);
-    rememberParamsText(msg, text);
+    rememberParamsText(msg, padded(text));
     expect(paramsTextOf({ ...msg.params })).toBeUndefined();
     expect(paramsTextOf(msg.params)).toBe('{"a":"é😀","b":[1,2]}');
     expect(paramsTextOf(msg.params)).toBeUndefined();
@@ -84,6 +88,13 @@ describe('paramsTextOf', () => {
 
   it('refuses params with a line break between tokens (it would split the NDJSON line)', () => {
     const text = '{"id":1,"params":{\n"a":1}}';
+    const msg = JSON.parse(text);
+    rememberParamsText(msg, padded(text));
+    expect(paramsTextOf(msg.params)).toBeUndefined();
+  });
+
+  it('leaves a short message to JSON.stringify', () => {
+    const text = '{"id":1,"params":{"a": 1}}';
     const msg = JSON.parse(text);
     rememberParamsText(msg, text);
     expect(paramsTextOf(msg.params)).toBeUndefined();

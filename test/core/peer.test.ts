@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryTransport } from '../../src/core/memory-transport.js';
-import { rememberParamsText } from '../../src/core/params-text.js';
+import { MIN_REMEMBERED_UNITS, rememberParamsText } from '../../src/core/params-text.js';
 import { JsonRpcPeer, PeerError } from '../../src/core/peer.js';
 
 /** A peer on one end of an in-memory pair; the test plays the other end by hand. */
@@ -133,7 +133,8 @@ describe('JsonRpcPeer', () => {
     b.onmessage = (t) => texts.push(t);
     const peer = new JsonRpcPeer(a);
     const params = '{ "n": 12345678901234567890, "s": "\\u00e9 é", "e": 1E2 }';
-    const received = `{"id":"c-7","jsonrpc":"2.0","method":"hook.before_llm","params":${params}}`;
+    // Trailing spaces: shorter messages are left to JSON.stringify (MIN_REMEMBERED_UNITS).
+    const received = `{"id":"c-7","jsonrpc":"2.0","method":"hook.before_llm","params":${params}}${' '.repeat(MIN_REMEMBERED_UNITS)}`;
     const msg = JSON.parse(received);
     rememberParamsText(msg, received);
     void peer.call('hook.before_llm', msg.params, 1000).catch(() => {});

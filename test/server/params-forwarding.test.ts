@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { MIN_REMEMBERED_UNITS } from '../../src/core/params-text.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
 // A request whose params the grants leave unchanged goes to a stdio hook as the client wrote them
@@ -17,6 +18,8 @@ const stdioHook = (grants: object) => ({
 
 const PARAMS =
   '{ "model": "m", "n": 12345678901234567890, "e": 1E2, "messages": [ { "role": "user", "content": "caf\\u00e9 ☕ 😀" } ] }';
+/** Trailing spaces make a message long enough to be remembered (params-text.ts: MIN_REMEMBERED_UNITS). */
+const PAD = ' '.repeat(MIN_REMEMBERED_UNITS);
 
 let gw: TestGateway;
 let token: string;
@@ -55,13 +58,13 @@ describe('params forwarded to a stdio hook', () => {
     const res = await gw.post(
       'acme',
       'full',
-      `{"jsonrpc":"2.0","id":1,"method":"hook.before_llm","params":${PARAMS}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"hook.before_llm","params":${PARAMS}}${PAD}`,
       token,
     );
     expect(((await res.json()) as any).result).toEqual({ action: 'continue' });
     const ws = await overWs(
       'full',
-      `{"params":${PARAMS},"method":"hook.before_llm","id":"w1","jsonrpc":"2.0"}`,
+      `{"params":${PARAMS},"method":"hook.before_llm","id":"w1","jsonrpc":"2.0"}${PAD}`,
     );
     expect(ws.result).toEqual({ action: 'continue' });
     await expect.poll(() => received('full')).toEqual([PARAMS, PARAMS]);
@@ -69,14 +72,14 @@ describe('params forwarded to a stdio hook', () => {
 
   it('params with a line break between tokens are serialised (one NDJSON line stays one)', async () => {
     const broken = PARAMS.replace('"e": 1E2,', '"e": 1E2,\n');
-    await overWs('full', `{"jsonrpc":"2.0","id":2,"method":"hook.before_llm","params":${broken}}`);
+    await overWs('full', `{"jsonrpc":"2.0","id":2,"method":"hook.before_llm","params":${broken}}${PAD}`);
     await expect.poll(() => received('full').length).toBe(3);
     expect(JSON.parse(received('full')[2])).toEqual(JSON.parse(broken));
     expect(received('full')[2]).toBe(JSON.stringify(JSON.parse(broken)));
   });
 
   it('params the grants change (no conversation access) are what minimisation left', async () => {
-    await overWs('minimised', `{"jsonrpc":"2.0","id":3,"method":"hook.before_llm","params":${PARAMS}}`);
+    await overWs('minimised', `{"jsonrpc":"2.0","id":3,"method":"hook.before_llm","params":${PARAMS}}${PAD}`);
     await expect.poll(() => received('minimised').length).toBe(1);
     const sent = JSON.parse(received('minimised')[0]);
     expect(sent.messages[0].content).toBe('');
