@@ -243,6 +243,7 @@ async function profileBridge(
   seconds: number,
   top: number,
   token: string,
+  inFlight = 64,
 ): Promise<void> {
   const gw = forkTs(
     'gateway',
@@ -263,14 +264,14 @@ async function profileBridge(
   const bridge = new StdioClient('bridge', proc);
   await bridge.hello('weather');
   const t = template(msg);
-  await concurrent([bridge], t, { workers: 64, max: 1_000_000, timeMs: 1000 });
+  await concurrent([bridge], t, { workers: inFlight, max: 1_000_000, timeMs: 1000 });
   const cpu0 = procCpuMicros(proc.pid!);
   const g0 = await gw.cpuMicros();
-  const r = await concurrent([bridge], t, { workers: 64, max: 10_000_000, timeMs: seconds * 1000 });
+  const r = await concurrent([bridge], t, { workers: inFlight, max: 10_000_000, timeMs: seconds * 1000 });
   const cpu1 = procCpuMicros(proc.pid!);
   const g1 = await gw.cpuMicros();
   process.stdout.write(
-    `bridge ${msg}, 64 in flight: ${(r.calls / r.seconds).toFixed(0)} calls/s, bridge CPU ${((cpu1 - cpu0) / r.calls).toFixed(1)} µs/call, ` +
+    `bridge ${msg}, ${inFlight} in flight: ${(r.calls / r.seconds).toFixed(0)} calls/s, bridge CPU ${((cpu1 - cpu0) / r.calls).toFixed(1)} µs/call, ` +
       `gateway CPU ${((g1 - g0) / r.calls).toFixed(1)} µs/call, errors ${bridge.errors}\n\n`,
   );
   const before = new Set(readdirSync(dir));
@@ -310,7 +311,7 @@ async function main(): Promise<void> {
   const token = await benchToken();
   const prof = ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '200'];
   if (pathKind === 'bridge') {
-    await profileBridge(dir, prof, msg, seconds, top, token);
+    await profileBridge(dir, prof, msg, seconds, top, token, inFlight);
     return;
   }
   const floor = pathKind.endsWith('-floor') ? pathKind.slice(0, -'-floor'.length) : undefined;
