@@ -8,6 +8,8 @@ export interface Principal {
   tools?: readonly string[];
   /** Expiry, seconds since the epoch. */
   exp: number;
+  /** The verified token's claims, as grant conditions see them (`claims.sub`). */
+  claims?: Readonly<Record<string, unknown>>;
 }
 
 export function mayCallHook(p: Principal, hook: string): boolean {

@@ -113,5 +113,6 @@ function toPrincipal(payload: JWTPayload): Principal {
     hooks: new Set(hooks as string[]),
     tools: tools as string[] | undefined,
     exp: payload.exp as number,
+    claims: payload,
   };
 }

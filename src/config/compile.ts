@@ -1,6 +1,7 @@
 import { orderModes } from '../protocol/methods.js';
 import { type ConfigIssue, ConfigError, fromZodIssues } from './errors.js';
 import { compileDecisions } from './decisions.js';
+import { compileToolGrant, grantNames, mergeToolGrants } from './grant-entries.js';
 import { compileLimits } from './limits.js';
 import { compileRedis } from './redis.js';
 import { configRevision } from './revision.js';
@@ -8,6 +9,7 @@ import type {
   CallLimits,
   GatewayConfig,
   HookRuntime,
+  HookToolGrants,
   ResolvedBackend,
   ResolvedKey,
   TenantRuntime,
@@ -65,8 +67,10 @@ export function compileConfig(
     for (const [hookName, hook] of Object.entries(tenant.hooks)) {
       const backend = compileBackend(hook, `${base}.hooks.${hookName}.backend`, resolve);
       const hookLimits = compileLimits(hook.limits, `${base}.hooks.${hookName}.limits`, issues);
+      const toolGrants = compileHookToolGrants(hook, `${base}.hooks.${hookName}`, issues);
       const toolDefinitions = compileToolDefinitions(
-        hook,
+        toolGrants.respond.names,
+        hook.tool_definitions,
         `${base}.hooks.${hookName}.tool_definitions`,
         issues,
       );
@@ -80,7 +84,10 @@ export function compileConfig(
       if (!backend) continue;
       // Every hook object has the same shape (limits present, maybe undefined): the call path reads it.
       const limits = hookLimits || tenantLimits ? { hook: hookLimits, tenant: tenantLimits } : undefined;
-      hooks.set(hookName, compileHook(tenantName, hookName, hook, backend, limits, toolDefinitions));
+      hooks.set(
+        hookName,
+        compileHook(tenantName, hookName, hook, backend, limits, toolDefinitions, toolGrants),
+      );
     }
     tenants.set(tenantName, {
       name: tenantName,
@@ -240,6 +247,20 @@ function compileBackend(
   return { ...rest, secrets };
 }
 
+/**
+ * The hook's tool grants with every `when` compiled now, once per config (load and reload); a bad
+ * condition is an issue naming its path (`….grants.approve_tools.1.when`).
+ */
+function compileHookToolGrants(hook: HookDocument, path: string, issues: ConfigIssue[]): HookToolGrants {
+  const respond = compileToolGrant(hook.tools, `${path}.tools`, issues);
+  const rewriteTools = compileToolGrant(hook.grants.rewrite_tools, `${path}.grants.rewrite_tools`, issues);
+  return {
+    respond,
+    rewrite: mergeToolGrants(respond, rewriteTools),
+    approve: compileToolGrant(hook.grants.approve_tools, `${path}.grants.approve_tools`, issues),
+  };
+}
+
 function compileHook(
   tenant: string,
   name: string,
@@ -247,6 +268,7 @@ function compileHook(
   backend: ResolvedBackend,
   limits: CallLimits | undefined,
   toolDefinitions: ReadonlyMap<string, ToolDescription>,
+  toolGrants: HookToolGrants,
 ): HookRuntime {
   const modeList = orderModes(hook.modes);
   return {
@@ -254,16 +276,17 @@ function compileHook(
     name,
     modes: new Set(modeList),
     modeList,
-    tools: new Set(hook.tools),
+    tools: toolGrants.respond.names,
     toolDefinitions,
+    toolGrants,
     grants: {
-      rewriteTools: new Set(hook.grants.rewrite_tools),
+      rewriteTools: grantNames(hook.grants.rewrite_tools),
       rewriteResults: hook.grants.rewrite_results,
       rewriteLlmResponse: hook.grants.rewrite_llm_response,
       rewriteMessages: hook.grants.rewrite_messages,
       rewriteModel: hook.grants.rewrite_model,
       conversationAccess: hook.grants.conversation_access,
-      approveTools: new Set(hook.grants.approve_tools),
+      approveTools: toolGrants.approve.names,
     },
     onViolation: hook.on_violation,
     onFailure: hook.on_failure,

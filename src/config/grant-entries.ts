@@ -72,3 +72,21 @@ export function compileToolGrant(list: GrantListDocument, path: string, issues: 
   });
   return { names: new Set(entries.keys()), entries };
 }
+
+/** The tools a validated list names, with or without a condition. */
+export function grantNames(list: GrantListDocument): ReadonlySet<string> {
+  return new Set(list.map((item) => (typeof item === 'string' ? item : (item.tool ?? item.name)!)));
+}
+
+/**
+ * Two grants as one, entries of `first` before those of `second` per tool: a hook may rewrite its
+ * own tools and those of `rewrite_tools`, so a rewrite is granted by an entry of either, and an own
+ * tool's condition (`tools: [{ name, when }]`) limits its rewrites as it limits `respond`.
+ */
+export function mergeToolGrants(first: ToolGrant, second: ToolGrant): ToolGrant {
+  const entries = new Map<string, GrantEntry[]>();
+  for (const grant of [first, second]) {
+    for (const [tool, list] of grant.entries) entries.set(tool, [...(entries.get(tool) ?? []), ...list]);
+  }
+  return { names: new Set(entries.keys()), entries };
+}

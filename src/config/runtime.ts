@@ -1,6 +1,7 @@
 import type { Mode } from '../protocol/methods.js';
 import type { BackendDocument } from './schema.js';
 import type { DecisionSettings } from './decisions.js';
+import type { ToolGrant } from './grant-entries.js';
 
 /** Config after validation and secret resolution: what the gateway runs on, built once at load. */
 
@@ -24,6 +25,20 @@ export interface HookGrants {
   conversationAccess: boolean;
   /** Tools whose call may be approved past a host's own approval (see schema `approve_tools`). */
   approveTools: ReadonlySet<string>;
+}
+
+/**
+ * The tool grants with their entries, conditions compiled (once per config): the name sets above
+ * say which tools a grant names at all; these say on which calls. src/policy/grant-check.ts reads
+ * them after the name check.
+ */
+export interface HookToolGrants {
+  /** `tools`: respond (and an own tool's result rewrite). */
+  respond: ToolGrant;
+  /** `tools` then `rewrite_tools`: a before_tool rename or argument rewrite. */
+  rewrite: ToolGrant;
+  /** `grants.approve_tools`: an approval past the host's own. */
+  approve: ToolGrant;
 }
 
 /** A resolved backend: secret references replaced by their values. */
@@ -62,6 +77,7 @@ export interface HookRuntime {
   /** `tool_definitions`, keyed by tool name (each one of `tools`). */
   toolDefinitions: ReadonlyMap<string, ToolDescription>;
   grants: HookGrants;
+  toolGrants: HookToolGrants;
   onViolation: 'strip' | 'deny';
   onFailure: 'open' | 'closed';
   timeoutMs: number;

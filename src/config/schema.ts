@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MODES } from '../protocol/methods.js';
 import { decisionsSchema } from './decisions.js';
+import { grantListSchema } from './grant-entries.js';
 
 /**
  * The user-facing config contract. Names are snake_case as in the YAML; `loadConfig` turns a
@@ -130,7 +131,8 @@ export const backendSchema = z.discriminatedUnion('type', [stdioBackend, moduleB
 
 const grants = z
   .object({
-    rewrite_tools: z.array(z.string().min(1)).default([]),
+    /** Names or `{ tool, when }` entries (src/config/grant-entries.ts), as `approve_tools`. */
+    rewrite_tools: grantListSchema,
     rewrite_results: z.boolean().default(false),
     rewrite_llm_response: z.boolean().default(false),
     rewrite_messages: z.boolean().default(false),
@@ -141,8 +143,9 @@ const grants = z
      * Tools whose call the hook may approve on a host that has an approval of its own (Claude Code's
      * PermissionRequest `allow` replaces the person's prompt). Narrowed by the token's `tools` claim.
      * PicoClaw's approve_tool is that host's only approval and is not limited by this list.
+     * An entry `{ tool, when }` grants the tool only on calls its CEL condition holds for.
      */
-    approve_tools: z.array(z.string().min(1)).default([]),
+    approve_tools: grantListSchema,
   })
   .strict();
 
@@ -173,7 +176,8 @@ export const hookSchema = z
   .object({
     backend: backendSchema,
     modes: z.array(z.enum(MODES)).min(1).default(['llm', 'tool']),
-    tools: z.array(z.string().min(1)).default([]),
+    /** The hook's own tools: names, or `{ name, when }` entries whose condition limits `respond`. */
+    tools: grantListSchema,
     /** Keyed by tool name; each name must be one of `tools`. */
     tool_definitions: z.record(z.string().min(1), toolDefinition).default({}),
     grants: grants.default({

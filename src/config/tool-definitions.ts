@@ -8,13 +8,13 @@ import type { HookDocument } from './schema.js';
  * `input_schema` MCP clients would reject (MCP tool arguments are always a JSON object).
  */
 export function compileToolDefinitions(
-  hook: Pick<HookDocument, 'tools' | 'tool_definitions'>,
+  tools: ReadonlySet<string>,
+  definitions: HookDocument['tool_definitions'],
   path: string,
   issues: ConfigIssue[],
 ): ReadonlyMap<string, ToolDescription> {
   const out = new Map<string, ToolDescription>();
-  const tools = new Set(hook.tools);
-  for (const [name, def] of Object.entries(hook.tool_definitions)) {
+  for (const [name, def] of Object.entries(definitions)) {
     const at = `${path}.${name}`;
     let ok = true;
     if (!tools.has(name)) {

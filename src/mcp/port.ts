@@ -21,8 +21,12 @@ export interface McpHookPort {
   readonly injected?: InjectedToolsSource;
   /** hook.before_tool through the gateway's call path (mode gate, policy, audit, limits, deadlines). */
   beforeTool(params: Record<string, unknown>): Promise<HookCallOutcome>;
-  /** A tools/call for a tool outside `tools`: audited; the hook never sees it. */
-  refused(tool: string): void;
+  /**
+   * Whether a tools/call (as hook.before_tool params) may reach the hook: false for a tool outside
+   * `tools` or one whose `tools` condition does not hold on these arguments, audited; the hook
+   * never sees it.
+   */
+  admits(params: Record<string, unknown>): boolean;
 }
 
 /** Where a hook's injected definitions come from, and when they must be asked again. */

@@ -143,12 +143,13 @@ function hookServer(exchange: Exchange, injected: InjectedToolsCache): Server {
   });
   server.setRequestHandler('tools/call', async (req) => {
     const { name, arguments: args } = req.params;
-    if (!port.tools.has(name)) {
-      port.refused(name);
-      // The same answer for a tool the hook lacks and one this token may not use.
+    const params = beforeToolParams(name, args, requestId);
+    if (!port.admits(params)) {
+      // The same answer for a tool the hook lacks, one this token may not use and one whose
+      // grant condition does not hold on these arguments.
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
-    const outcome = await port.beforeTool(beforeToolParams(name, args, requestId));
+    const outcome = await port.beforeTool(params);
     if ('limited' in outcome) return refuse(outcome.limited);
     return callResult(port.hook, name, outcome.answer, outcome.failure);
   });

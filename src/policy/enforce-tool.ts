@@ -2,6 +2,7 @@ import { HookgateError } from '../lib/errors.js';
 import { continueAnswer } from './answers.js';
 import type { DecodedInterceptor } from './decode.js';
 import { fillBack, isPlainObject, jsonEqual } from './equal.js';
+import { type CallFacts, callRefusal, grantCheck, rewriteRefusal } from './grant-check.js';
 import type { EffectivePolicy, Enforced, Violation } from './types.js';
 
 /** A hook answer the checks cannot use; the gateway answers by the hook's failure mode instead. */
@@ -31,13 +32,15 @@ function refuse(policy: EffectivePolicy, violations: Violation[]): Enforced {
 /**
  * before_tool. `respond` skips the host's approval, so it passes only for the hook's own tools
  * (the approval-bypass limit). A rename or new arguments pass only for tools the hook owns or was
- * granted in `rewrite_tools`, and a rename must also land on such a tool.
+ * granted in `rewrite_tools`, and a rename must also land on such a tool. An entry with a
+ * condition grants only the calls it holds for (a rewrite: on the call and on what it becomes).
  */
 export function enforceBeforeTool(
   policy: EffectivePolicy,
   original: Record<string, unknown>,
   answer: DecodedInterceptor,
-  host: { mergesArguments?: boolean } = {},
+  host: { mergesArguments?: boolean },
+  facts: CallFacts,
 ): Enforced {
   const tool = toolOf(original);
   if (answer.action === 'respond') {
@@ -45,12 +48,16 @@ export function enforceBeforeTool(
     const result =
       answer.result ?? (isPlainObject(answer.call?.hook_result) ? answer.call.hook_result : undefined);
     if (!result) return { result: continueAnswer(), violations: [] };
-    if (!policy.tools.has(tool)) {
+    // '': the tool is not among the effective tools; text: an entry's condition refused the call.
+    const why = policy.tools.has(tool)
+      ? callRefusal(grantCheck(policy.hook, 'respond', facts), tool, original)
+      : '';
+    if (why !== undefined) {
       return refuse(policy, [
         {
           rule: 'respond_tool_not_granted',
           tool,
-          detail: `hook "${policy.hook.name}" may not answer tool "${tool}"`,
+          detail: `hook "${policy.hook.name}" may not answer tool "${tool}"${why ? ` (${why})` : ''}`,
         },
       ]);
     }
@@ -71,24 +78,36 @@ export function enforceBeforeTool(
   const argsChanged = !jsonEqual(newArgs ?? {}, original.arguments ?? {});
   if (!renamed && !argsChanged) return { result: continueAnswer(), violations };
 
+  // Why a rewrite of `tool` into `to` with newArgs is not granted: '' for a name not granted, a
+  // condition's refusal, or undefined when granted. Asked at most once per target tool.
+  const whys = new Map<string, string | undefined>();
+  const rewriteWhy = (to: string): string | undefined => {
+    if (!(policy.rewritable.has(tool) && policy.rewritable.has(to))) return '';
+    if (!whys.has(to))
+      whys.set(to, rewriteRefusal(grantCheck(policy.hook, 'rewrite', facts), original, tool, to, newArgs));
+    return whys.get(to);
+  };
+  const because = (why: string) => (why ? ` (${why})` : '');
   let finalTool = tool;
   if (renamed) {
-    if (policy.rewritable.has(tool) && policy.rewritable.has(newTool)) finalTool = newTool;
+    const why = rewriteWhy(newTool);
+    if (why === undefined) finalTool = newTool;
     else
       violations.push({
         rule: 'rename_not_granted',
         tool,
-        detail: `hook may not rename tool "${tool}" to "${newTool}"`,
+        detail: `hook may not rename tool "${tool}" to "${newTool}"${because(why)}`,
       });
   }
   let finalArgs = original.arguments;
   if (argsChanged) {
     const dropped = host.mergesArguments ? droppedKeys(original.arguments, newArgs) : [];
-    if (!(policy.rewritable.has(tool) && policy.rewritable.has(finalTool)))
+    const why = rewriteWhy(finalTool);
+    if (why !== undefined)
       violations.push({
         rule: 'rewrite_arguments_not_granted',
         tool,
-        detail: `hook may not rewrite arguments of tool "${tool}"`,
+        detail: `hook may not rewrite arguments of tool "${tool}"${because(why)}`,
       });
     else if (dropped.length > 0)
       violations.push({
@@ -123,6 +142,7 @@ export function enforceAfterTool(
   policy: EffectivePolicy,
   original: Record<string, unknown>,
   answer: DecodedInterceptor,
+  facts: CallFacts,
 ): Enforced {
   const envelope = answer.result;
   if (!envelope) return { result: continueAnswer(), violations: [] };
@@ -133,14 +153,20 @@ export function enforceAfterTool(
   const newTool = typeof envelope.tool === 'string' && envelope.tool !== '' ? envelope.tool : tool;
   const renamed = newTool !== tool;
   if (!innerChanged && !renamed) return { result: continueAnswer(), violations: [] };
-  if (!policy.hook.grants.rewriteResults && !policy.tools.has(tool)) {
+  // Without rewrite_results, only an own tool's result, on a call its `tools` entry grants.
+  const why = policy.hook.grants.rewriteResults
+    ? undefined
+    : policy.tools.has(tool)
+      ? callRefusal(grantCheck(policy.hook, 'respond', facts), tool, original)
+      : '';
+  if (why !== undefined) {
     return {
       result: continueAnswer(),
       violations: [
         {
           rule: 'rewrite_results_not_granted',
           tool,
-          detail: `hook may not rewrite the result of tool "${tool}"`,
+          detail: `hook may not rewrite the result of tool "${tool}"${why ? ` (${why})` : ''}`,
         },
       ],
     };

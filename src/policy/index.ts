@@ -3,11 +3,13 @@ import { continueAnswer } from './answers.js';
 import { decodeApproval, decodeInterceptor } from './decode.js';
 import { enforceAfterLlm, enforceBeforeLlm } from './enforce-llm.js';
 import { BadAnswer, enforceAfterTool, enforceBeforeTool } from './enforce-tool.js';
+import { type CallFacts, callRefusal, grantCheck } from './grant-check.js';
 import type { EffectivePolicy, Enforced } from './types.js';
 
 export { continueAnswer, failureAnswer, denyApproval } from './answers.js';
 export { minimiseParams } from './minimise.js';
 export { effectivePolicy } from './types.js';
+export { type CallFacts, callRefusal, grantCheck } from './grant-check.js';
 export type { EffectivePolicy, Enforced, PolicyRule, Violation } from './types.js';
 
 export type PolicyOutcome = ({ ok: true } & Enforced) | { ok: false; why: string };
@@ -34,6 +36,8 @@ export interface HostTraits {
  * Checks and rewrites a hook's answer for one call before it leaves the gateway. Pure: no I/O, no
  * clock. `original` is the host's params, `shown` what the hook was given (see minimiseParams).
  * A result PicoClaw could not decode is `ok: false` (the caller answers with the failure mode).
+ * `facts` is what grant conditions see besides the params; a caller that gives none (a unit test)
+ * gets an unnamed host, no claims and the clock's time.
  */
 export function applyPolicy(
   method: string,
@@ -42,11 +46,12 @@ export function applyPolicy(
   shown: Record<string, unknown>,
   raw: unknown,
   host: HostTraits = {},
+  facts: CallFacts = { host: '', claims: {}, now: Date.now() },
 ): PolicyOutcome {
   if (method === Method.ApproveTool) {
     const d = decodeApproval(raw);
     if (!d.ok) return d;
-    if (host.hostApproves) return enforceHostApproval(policy, original, d.value);
+    if (host.hostApproves) return enforceHostApproval(policy, original, d.value, facts);
     // Always explicit: PicoClaw reads a missing `approved` as a denial with no reason.
     const result: Record<string, unknown> = { approved: d.value.approved };
     if (d.value.reason) result.reason = d.value.reason;
@@ -86,9 +91,9 @@ export function applyPolicy(
       case Method.AfterLlm:
         return { ok: true, ...enforceAfterLlm(policy, original, shown, answer) };
       case Method.BeforeTool:
-        return { ok: true, ...enforceBeforeTool(policy, original, answer, host) };
+        return { ok: true, ...enforceBeforeTool(policy, original, answer, host, facts) };
       case Method.AfterTool:
-        return { ok: true, ...enforceAfterTool(policy, original, answer) };
+        return { ok: true, ...enforceAfterTool(policy, original, answer, facts) };
       default:
         return neutral();
     }
@@ -100,18 +105,23 @@ export function applyPolicy(
 
 /**
  * The generalised approval-bypass limit: a verdict that skips the host's own approval leaves only
- * for tools the hook is granted to approve. A denial always passes (it never widens anything).
+ * for tools the hook is granted to approve, on calls the grant's entry covers (a condition that is
+ * false or errs is no grant). A denial always passes (it never widens anything).
  */
 function enforceHostApproval(
   policy: EffectivePolicy,
   original: Record<string, unknown>,
   d: { approved: boolean; reason?: string },
+  facts: CallFacts,
 ): PolicyOutcome {
   const result: Record<string, unknown> = { approved: d.approved };
   if (d.reason) result.reason = d.reason;
   if (!d.approved) return { ok: true, result, violations: [] };
   const tool = typeof original.tool === 'string' ? original.tool : '';
-  if (policy.approvable.has(tool)) return { ok: true, result, violations: [] };
+  const why = policy.approvable.has(tool)
+    ? callRefusal(grantCheck(policy.hook, 'approve', facts), tool, original)
+    : '';
+  if (why === undefined) return { ok: true, result, violations: [] };
   return {
     ok: true,
     result: continueAnswer(),
@@ -119,7 +129,7 @@ function enforceHostApproval(
       {
         rule: 'approve_tool_not_granted',
         tool,
-        detail: `hook "${policy.hook.name}" may not approve tool "${tool}"`,
+        detail: `hook "${policy.hook.name}" may not approve tool "${tool}"${why ? ` (${why})` : ''}`,
       },
     ],
   };

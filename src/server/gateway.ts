@@ -21,11 +21,14 @@ import {
 } from '../protocol/methods.js';
 import {
   applyPolicy,
+  type CallFacts,
+  callRefusal,
   continueAnswer,
   denyApproval,
   type EffectivePolicy,
   effectivePolicy,
   failureAnswer,
+  grantCheck,
   type HostTraits,
   minimiseParams,
 } from '../policy/index.js';
@@ -228,8 +231,31 @@ export class Gateway {
   }
 
   /**
+   * Whether the hook may be asked to run one of its own tools on these params (`tool`,
+   * `arguments`, `meta`) for this caller (the MCP route, OpenClaw's execute_tool): the tool is among
+   * the caller's effective tools and, where its `tools` entries carry conditions, one holds. A
+   * refusal is recorded here (see refuseTool) and the hook never sees the call.
+   */
+  admitsToolCall(
+    principal: Principal,
+    hook: HookRuntime,
+    params: Record<string, unknown>,
+    answered: string,
+    origin: CallOrigin,
+  ): boolean {
+    const tool = typeof params.tool === 'string' ? params.tool : '';
+    const why = this.policyFor(principal, hook).tools.has(tool)
+      ? callRefusal(grantCheck(hook, 'respond', callFacts(principal, origin, Date.now())), tool, params)
+      : '';
+    if (why === undefined) return true;
+    this.refuseTool(principal, hook, Method.BeforeTool, tool, answered, origin, why);
+    return false;
+  }
+
+  /**
    * Records a call refused before it reached the hook because it names a tool outside the caller's
-   * effective tools (the MCP route): one audit line, the policy refusal counter and the call counter.
+   * effective tools, or one whose `tools` condition does not hold (`why` names the entry): one
+   * audit line, the policy refusal counter and the call counter.
    */
   refuseTool(
     principal: Principal,
@@ -238,8 +264,11 @@ export class Gateway {
     tool: string,
     answered: string,
     origin: CallOrigin,
+    why = '',
   ): void {
-    const detail = `tool "${tool}" is not among the tools of hook "${hook.name}" this token may use`;
+    const detail = why
+      ? `tool "${tool}" of hook "${hook.name}" is not granted on this call (${why})`
+      : `tool "${tool}" is not among the tools of hook "${hook.name}" this token may use`;
     const decision = this.startDecision(hook, method, { tool }, origin, principal);
     decision.kind = 'refused';
     decision.violations = [{ rule: 'tool_not_granted', tool, detail }];
@@ -262,7 +291,14 @@ export class Gateway {
     const decision = this.startDecision(hook, method, params, origin, principal);
     const limits = hook.limits === undefined ? undefined : this.deps.limits;
     if (limits === undefined) {
-      const result = await this.call(this.policyFor(principal, hook), method, params, origin, decision);
+      const result = await this.call(
+        this.policyFor(principal, hook),
+        method,
+        params,
+        origin,
+        decision,
+        principal,
+      );
       this.timeCall(hook, method, decision.startedAt);
       this.decided(hook, decision, origin);
       return result;
@@ -279,7 +315,14 @@ export class Gateway {
       return admission;
     }
     try {
-      const result = await this.call(this.policyFor(principal, hook), method, params, origin, decision);
+      const result = await this.call(
+        this.policyFor(principal, hook),
+        method,
+        params,
+        origin,
+        decision,
+        principal,
+      );
       this.timeCall(hook, method, decision.startedAt);
       this.decided(hook, decision, origin);
       return result;
@@ -411,6 +454,7 @@ export class Gateway {
     original: Record<string, unknown>,
     origin: CallOrigin,
     decision: Decision,
+    principal: Principal,
   ): Promise<Record<string, unknown>> {
     const hook = policy.hook;
     const mode = modeOf(method);
@@ -455,7 +499,8 @@ export class Gateway {
     decision.hookAnswer = raw;
     let outcome: ReturnType<typeof applyPolicy>;
     try {
-      outcome = applyPolicy(method, policy, original, shown, raw, origin);
+      const facts = callFacts(principal, origin, decision.time);
+      outcome = applyPolicy(method, policy, original, shown, raw, origin, facts);
     } catch (err) {
       // An answer the checks cannot even walk (e.g. nested deeper than the stack) is a bad answer.
       outcome = {
@@ -615,6 +660,13 @@ export class Gateway {
       });
     }
   }
+}
+
+const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** What grant conditions see of a call besides its params: the host, the token's claims, the time. */
+function callFacts(principal: Principal, origin: CallOrigin, now: number): CallFacts {
+  return { host: origin.dialect, claims: principal.claims ?? NO_CLAIMS, now };
 }
 
 /** The audit's `answered` for an answer: what the host was sent, when its dialect says. */

@@ -107,9 +107,11 @@ function hookPort(
   const backend = gateway.backendOf(hook);
   // Tool discovery is about the hook, not the caller: asked under the hook's own tools, and kept.
   const asHook: Principal = { ...principal, tools: undefined };
+  const tools = servedTools(gateway.policyFor(principal, hook).tools);
+  const origin = { dialect: MCP, requestId };
   return {
     hook: hook.name,
-    tools: servedTools(gateway.policyFor(principal, hook).tools),
+    tools,
     configured: hook.toolDefinitions,
     declared: () => backend?.declaredTools?.(),
     injected:
@@ -136,11 +138,14 @@ function hookPort(
           gateway.invoke(principal, hook, Method.BeforeTool, params, { dialect: MCP, requestId, observer }),
         onRefusal,
       ),
-    refused: (tool) =>
-      gateway.refuseTool(principal, hook, Method.BeforeTool, tool, 'error:unknown_tool', {
-        dialect: MCP,
-        requestId,
-      }),
+    admits(params) {
+      // A tool this route does not serve (see servedTools) is refused as one the caller lacks.
+      const tool = String(params.tool);
+      if (tools.has(tool))
+        return gateway.admitsToolCall(principal, hook, params, 'error:unknown_tool', origin);
+      gateway.refuseTool(principal, hook, Method.BeforeTool, tool, 'error:unknown_tool', origin);
+      return false;
+    },
   };
 }
 

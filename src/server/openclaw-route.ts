@@ -82,8 +82,8 @@ async function executeTool(
   requestId: string,
 ): Promise<OpenClawToolResult> {
   const origin = { dialect: DIALECT, hostApproves: false, requestId };
-  if (!gateway.policyFor(principal, hook).tools.has(request.tool)) {
-    gateway.refuseTool(principal, hook, Method.BeforeTool, request.tool, 'error:unknown_tool', origin);
+  // A `tools` entry's condition is checked here too, on the arguments OpenClaw would run.
+  if (!gateway.admitsToolCall(principal, hook, request.params, 'error:unknown_tool', origin)) {
     return errorResult(`Unknown tool: ${request.tool}`);
   }
   let failure: string | undefined;

@@ -87,7 +87,10 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
     let outcome: ReturnType<typeof applyPolicy>;
     try {
       const policy = effectivePolicy(hook, record.token_tools ?? undefined);
-      outcome = applyPolicy(method, policy, params, shown, record.hook_answer, {});
+      // Grant conditions see the recorded host and time; a record carries no claims, so a
+      // condition that reads them is decided on none.
+      const facts = { host: record.dialect, claims: {}, now: Date.parse(record.time) };
+      outcome = applyPolicy(method, policy, params, shown, record.hook_answer, {}, facts);
     } catch (err) {
       outcome = { ok: false, why: `answer could not be checked: ${String(err)}` };
     }
