@@ -16,13 +16,15 @@ const BIN = join(REPO, 'bin', 'hookgate.js');
 const HOOK = join(REPO, 'test', 'helpers', 'misbehaving-hook.mjs');
 const SECRET2 = 'second-secret-0123456789-abcdefghijklmnop';
 const ADMIN = 'admin-token-0123456789-abcdefghijklmnopqrstuv';
-const TOOLS = ['pid', 'ok', 'slow:1500'];
+// slow:5000 is still in flight when the reload it waits for comes (reached by an event, in ms).
+const TOOLS = ['pid', 'ok', 'slow:5000'];
 
 const stdio = (extra: Record<string, unknown> = {}) => ({
   backend: { type: 'stdio', command: [process.execPath, HOOK] },
   modes: ['tool'],
   tools: TOOLS,
-  timeout_ms: 3000,
+  // Far above what any call here takes, slow:5000 included.
+  timeout_ms: 30_000,
   ...extra,
 });
 
@@ -82,6 +84,15 @@ async function call(hook: string, tool: string, bearer?: string): Promise<{ stat
   return { status: res.status, body: await res.json() };
 }
 
+/** hookgate_calls_in_flight of a hook with limits, from /metrics. */
+async function inFlight(hook: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const text = await res.text();
+  return Number(
+    new RegExp(`hookgate_calls_in_flight\\{tenant="acme",hook="${hook}"\\} (\\d+)`).exec(text)?.[1],
+  );
+}
+
 const pidOf = async (hook: string) => (await call(hook, 'pid')).body.result.result.for_llm as string;
 
 async function waitFor<T>(f: () => T | Promise<T>, what: string, ms = 20_000): Promise<NonNullable<T>> {
@@ -103,7 +114,8 @@ async function reloaded(count: number): Promise<void> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hookgate-reload-'));
   file = join(dir, 'hookgate.json');
-  write(doc({ stay: stdio(), change: stdio(), gone: stdio() }));
+  // gone has a limit far above use for its in-flight gauge: it shows when calls have reached the hook.
+  write(doc({ stay: stdio(), change: stdio(), gone: stdio({ limits: { max_in_flight: 100 } }) }));
   child = spawn(process.execPath, [BIN, 'serve', '--config', file], {
     cwd: REPO,
     env: { ...process.env, K1: SECRET, K2: SECRET2, HOOKGATE_ADMIN_TOKEN: ADMIN },
@@ -145,13 +157,13 @@ describe('config reload on a running gateway', () => {
     );
     await new Promise((r) => ws.once('open', r));
     ws.send(
-      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'hook.before_tool', params: { tool: 'slow:1500' } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'hook.before_tool', params: { tool: 'slow:5000' } }),
     );
     // ...and an HTTP call in flight on it.
-    const httpInFlight = call('gone', 'slow:1500');
-    await new Promise((r) => setTimeout(r, 300));
+    const httpInFlight = call('gone', 'slow:5000');
+    await waitFor(async () => (await inFlight('gone')) === 2, 'both calls in flight on the removed hook');
 
-    write(doc({ stay: stdio(), change: stdio({ timeout_ms: 2500 }), added: stdio() }, { k2: false }));
+    write(doc({ stay: stdio(), change: stdio({ timeout_ms: 25_000 }), added: stdio() }, { k2: false }));
     child.kill('SIGHUP');
     await reloaded(1);
     const line = logs().find((l) => l.msg === 'config reloaded');
@@ -166,10 +178,10 @@ describe('config reload on a running gateway', () => {
     });
 
     // The calls already on their way to the removed hook are answered, then its socket closes.
-    expect((await httpInFlight).body.result.result.for_llm).toBe('slept 1500');
+    expect((await httpInFlight).body.result.result.for_llm).toBe('slept 5000');
     expect(await closed).toEqual({ code: 4004, reason: 'hook removed from the gateway config' });
     expect(frames).toEqual([
-      { jsonrpc: '2.0', id: 7, result: { action: 'respond', result: { for_llm: 'slept 1500' } } },
+      { jsonrpc: '2.0', id: 7, result: { action: 'respond', result: { for_llm: 'slept 5000' } } },
     ]);
     expect((await call('gone', 'ok')).status).toBe(404);
     expect((await call('added', 'ok')).body.result.result.for_llm).toBe('ok ok');
@@ -185,7 +197,7 @@ describe('config reload on a running gateway', () => {
         return false;
       }
     };
-    await waitFor(() => !alive(changePid), 'the replaced hook process to exit', 10_000);
+    await waitFor(() => !alive(changePid), 'the replaced hook process to exit');
     expect(alive(stayPid)).toBe(true);
     // The token signed by the removed key is refused, although it was cached.
     expect((await call('stay', 'ok', byK2)).status).toBe(401);
@@ -223,7 +235,7 @@ describe('config reload on a running gateway', () => {
 
     // A bad secret reference is reported with its path too (zod passed, compile did not).
     const badSecret = doc(
-      { stay: stdio(), added: stdio(), change: stdio({ timeout_ms: 2500 }) },
+      { stay: stdio(), added: stdio(), change: stdio({ timeout_ms: 25_000 }) },
       { k2: false },
     );
     (badSecret.tenants.acme.auth.keys[0] as { secret: string }).secret = 'env:NOT_SET_ANYWHERE';
@@ -253,7 +265,7 @@ describe('config reload on a running gateway', () => {
     // A good one: the removed hook is back; a changed port is reported, not ignored.
     write(
       doc(
-        { stay: stdio(), change: stdio({ timeout_ms: 2500 }), added: stdio(), gone: stdio() },
+        { stay: stdio(), change: stdio({ timeout_ms: 25_000 }), added: stdio(), gone: stdio() },
         { k2: false, port: 1 },
       ),
     );

@@ -169,10 +169,11 @@ describe('hookgate hermes-hook', () => {
     it('a gateway that never answers: ends at --timeout-ms, never hangs', async () => {
       const r = await hermesHook(['--url', silentUrl, '--fail-closed', '--timeout-ms', '300'], payload);
       expect(r.code).toBe(2);
+      // Its own 300 ms deadline ended it (the message says which), not a kill or an exit of the gateway.
       expect(r.err).toContain('no answer within 300 ms');
-      // Process start (tsx) plus the deadline; far below Hermes's own timeout.
-      expect(r.ms).toBeLessThan(8000);
-    });
+      // Process start (tsx, seconds on a loaded machine) plus the deadline; a hang meets the test timeout.
+      expect(r.ms).toBeLessThan(30_000);
+    }, 60_000);
 
     it('fail-closed on another event: exit 2 but no block on stdout (only pre_tool_call reads one)', async () => {
       const r = await hermesHook(['--url', unreachable, '--fail-closed'], JSON.stringify(postTool()));
