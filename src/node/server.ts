@@ -228,8 +228,16 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       await Promise.all(live.allBackends().map((b) => b.close()));
       await limiter.close?.();
       await stopped;
-      // Every call is answered by now: their records are the last to write.
-      await decisions.flush();
+      // Every call is answered by now: their records are the last to write, within the grace (a
+      // sink that hangs must not hold the process).
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        decisions.flush(),
+        new Promise((r) => {
+          graceTimer = setTimeout(r, SHUTDOWN_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(graceTimer);
       await decisionOutput.close();
       log.info(
         {
