@@ -157,7 +157,9 @@ describe('the bridge log on the process stderr', () => {
     const lines = 300; // ~300 KB: more than a pipe holds while the reader waits
     const { stderr, out, closed } = spawnLogger(lines, 'exit');
     stderr.pause();
-    await new Promise((r) => setTimeout(r, 1500));
+    // Not read: once our buffer holds its high-water mark we stop reading the pipe, so the rest of the
+    // ~300 KB has to wait in the pipe (64 KiB) while the bridge logs and exits.
+    await expect.poll(() => stderr.readableLength).toBeGreaterThanOrEqual(stderr.readableHighWaterMark);
     stderr.resume();
     expect(await closed).toBe(3);
     expectAllLines(out, lines);

@@ -78,8 +78,8 @@ function expected(method: string, hostId: number, replies: Record<string, any>[]
 async function replay(file: string, transport: 'ws' | 'http', expect: ExpectStatic): Promise<void> {
   const lines = load(file);
   const gateway = await TestGateway.start({ token: LONG_TOKEN, handler: replayHandler(lines) });
-  // Fixture 20's call is never answered: a short deadline keeps that case quick.
-  const host = new TestHost(['--url', gateway.wsUrl, '--transport', transport, '--timeout-ms', '1500'], {
+  // Fixture 20's call is never answered and waits out this deadline; the others are answered in ms.
+  const host = new TestHost(['--url', gateway.wsUrl, '--transport', transport, '--timeout-ms', '10000'], {
     HOOKGATE_TOKEN: LONG_TOKEN,
   });
   try {
@@ -122,7 +122,7 @@ async function drive({ file, lines, gateway, host, transport }: Run, expect: Exp
 
   const events = rest.filter((m) => m.id === undefined);
   if (events.length > 0) {
-    await eventually(() => gateway.events.length >= events.length, 15_000, 'the events at the gateway');
+    await eventually(() => gateway.events.length >= events.length, 30_000, 'the events at the gateway');
     expect(gateway.events.map((e) => e.params)).toEqual(events.map((e) => e.params));
   }
   expect(gateway.calls.map((c) => c.method)).toEqual(requests.map((r) => r.method));
@@ -139,10 +139,10 @@ describe('fixture replay through the bridge', () => {
   });
 
   describe.concurrent('over WebSocket', () => {
-    it.for(FILES)('%s', { timeout: 30_000 }, (file, { expect }) => replay(file, 'ws', expect));
+    it.for(FILES)('%s', { timeout: 90_000 }, (file, { expect }) => replay(file, 'ws', expect));
   });
 
   describe.concurrent('over HTTP POST', () => {
-    it.for(FILES)('%s', { timeout: 30_000 }, (file, { expect }) => replay(file, 'http', expect));
+    it.for(FILES)('%s', { timeout: 90_000 }, (file, { expect }) => replay(file, 'http', expect));
   });
 });

@@ -53,7 +53,7 @@ describe('HTTP POST', () => {
     const b = h.request('hook.approve_tool', { meta: {}, tool: 'exec' });
     expect((await h.answer(a)).result).toEqual({ action: 'deny_tool', reason: 'gateway saw exec' });
     expect((await h.answer(b)).result).toEqual({ approved: true });
-    await eventually(() => gw.events.length === 2, 10_000, 'both events');
+    await eventually(() => gw.events.length === 2, 30_000, 'both events');
     expect(gw.events.map((e) => (e.params as { id: string }).id)).toEqual(['evt-1', 'evt-2']);
     expect(gw.upgrades).toBe(0);
     expect(gw.urls.every((u) => u === HOOK_PATH)).toBe(true);
@@ -130,7 +130,8 @@ describe('runtime events under a slow gateway', () => {
 
   it('bounds what it holds when the gateway stops reading the WebSocket, and recovers', async () => {
     const gw = await gateway(echoTool);
-    const h = host(['--url', gw.wsUrl, '--transport', 'ws', '--timeout-ms', '800']);
+    // The stuck call waits out this deadline; the one after the backlog must not meet it.
+    const h = host(['--url', gw.wsUrl, '--transport', 'ws', '--timeout-ms', '10000']);
     await h.answer(h.hello());
     await h.call('hook.before_tool', beforeToolParams('warmup'));
     gw.stall(true);
@@ -144,7 +145,7 @@ describe('runtime events under a slow gateway', () => {
     gw.stall(false);
     await eventually(
       () => gw.calls.some((c) => (c.params as { tool: string }).tool === 'stuck'),
-      15_000,
+      30_000,
       'backlog',
     );
     expect((await h.call('hook.before_tool', beforeToolParams('after'))).result).toEqual({
@@ -194,7 +195,7 @@ describe('process lifecycle', () => {
     expect(h.logs().find((l) => l.msg === 'answered by failure mode')).toMatchObject({
       code: 'UPSTREAM_TIMEOUT',
     });
-    await eventually(() => gw.closeCodes.length === 1, 5000, 'socket closed');
+    await eventually(() => gw.closeCodes.length === 1, 15_000, 'socket closed');
     expect(gw.closeCodes).toEqual([1000]);
   }, 30_000);
 
@@ -206,7 +207,7 @@ describe('process lifecycle', () => {
     const id = h.request('hook.before_tool', beforeToolParams('x'));
     h.notify('hook.runtime_event', event(2));
     await h.answer(id);
-    await eventually(() => gw.events.length === 2, 10_000, 'events');
+    await eventually(() => gw.events.length === 2, 30_000, 'events');
     h.closeStdin();
     await h.exited;
     expect(h.lines).toEqual([

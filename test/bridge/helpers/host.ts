@@ -79,11 +79,11 @@ export class TestHost {
     return this.request('hook.hello', { name: 'hook-adapter', version: 1, modes });
   }
 
-  async call(method: string, params: unknown, timeoutMs = 15_000): Promise<Answer> {
+  async call(method: string, params: unknown, timeoutMs = 30_000): Promise<Answer> {
     return this.answer(this.request(method, params), timeoutMs);
   }
 
-  answer(id: number, timeoutMs = 15_000): Promise<Answer> {
+  answer(id: number, timeoutMs = 30_000): Promise<Answer> {
     return this.until(() => this.answers.get(id), timeoutMs, `answer to id ${id}`);
   }
 
@@ -92,7 +92,7 @@ export class TestHost {
     await this.waitForStderr(/bridge starting/, timeoutMs);
   }
 
-  waitForStderr(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  waitForStderr(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
     return this.until(() => this.stderr.match(pattern)?.[0], timeoutMs, `stderr ${pattern}`);
   }
 
