@@ -7,7 +7,8 @@ import { HookgateError } from '../lib/errors.js';
  * one method call to the hook and back.
  *
  * `call` resolves with the hook's raw `result` (unvalidated: the gateway checks its shape) or
- * rejects with a BackendError. It must settle within `timeoutMs`; the gateway also guards it.
+ * rejects with a BackendError. It must settle within `timeoutMs`; the gateway also guards an HTTP
+ * backend's call, whose I/O it does not own.
  * `notify` never throws and never blocks the caller.
  */
 export interface HookBackend {
