@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { compileTestConfig, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { recorder } from '../helpers/recording-hook.js';
 import { mcpClient } from '../mcp/helpers.js';
 
@@ -205,5 +205,48 @@ describe('OpenClaw execute_tool: the same check before the hook is asked', () =>
     expect(refused.status).toBe(200);
     expect(refused.body.details).toMatchObject({ ok: false, error: 'Unknown tool: http_get' });
     expect(recorder().calls).toEqual([]);
+  });
+});
+
+describe('reload: conditions are compiled with the config that carries them', () => {
+  it('a changed condition decides from the reload on; a bad one is refused naming its path', async () => {
+    const doc = (when: string) => ({
+      tenants: {
+        acme: tenantDoc({
+          guard: { ...rec, modes: ['approve'], grants: { approve_tools: ['Read', { tool: 'Bash', when }] } },
+        }),
+      },
+    });
+    const state = { current: doc(GIT_STATUS) };
+    const local = await startTestGateway(state.current, {
+      loadConfig: () => ({ config: compileTestConfig(state.current) }),
+    });
+    try {
+      recorder().answer = () => ({ approved: true });
+      const ask = async (command: string) => {
+        const res = await fetch(`${local.url}/v1/tenants/acme/hooks/guard/claude-code`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${await local.token()}` },
+          body: JSON.stringify(claudeCode('PermissionRequest', command)),
+        });
+        return res.json();
+      };
+      expect(await ask('git log')).toEqual({});
+      state.current = doc('args.command.startsWith("git log")');
+      expect((await local.reload()).ok).toBe(true);
+      expect(await ask('git log')).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
+
+      const before = local.live.current;
+      state.current = doc('args.command.startsWith(');
+      const outcome = await local.reload();
+      expect(outcome.ok).toBe(false);
+      expect(!outcome.ok && outcome.issues.map((i) => i.path)).toEqual([
+        'tenants.acme.hooks.guard.grants.approve_tools.1.when',
+      ]);
+      expect(local.live.current).toBe(before);
+      expect(await ask('git log')).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
+    } finally {
+      await local.close();
+    }
   });
 });
