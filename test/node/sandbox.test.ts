@@ -351,7 +351,10 @@ function fixture(sandbox: string): Fixture {
   for (const d of ['acme', 'globex', 'keys', 'data']) mkdirSync(join(dir, d), { mode: 0o755 });
   chmodSync(join(dir, 'data'), 0o777);
   copyFileSync(SPY, join(dir, 'acme', 'spy.mjs'));
-  writeFileSync(join(dir, 'globex', 'hook.mjs'), `// ${GLOBEX_MARKER}\n${readFileSync(MISBEHAVING, 'utf8')}`);
+  // The marker after the shebang, which must stay the first line: before it, the hook would not parse
+  // and would crash and restart for the whole test (slow on a loaded machine, and no real hook to hide).
+  const [shebang, ...source] = readFileSync(MISBEHAVING, 'utf8').split('\n');
+  writeFileSync(join(dir, 'globex', 'hook.mjs'), [shebang, `// ${GLOBEX_MARKER}`, ...source].join('\n'));
   // World-readable on purpose: only the sandbox's covering keeps them from the hook.
   writeFileSync(join(dir, 'keys', 'acme.key'), `${ACME_FILE_SECRET}\n`, { mode: 0o644 });
   const spy = (extra: object = {}) => ({
@@ -421,7 +424,7 @@ async function serve(f: Fixture, env: Record<string, string> = {}, unprivileged 
 }
 
 async function listening(gw: Awaited<ReturnType<typeof serve>>): Promise<string> {
-  await expect.poll(() => gw.out(), { timeout: 20_000 }).toContain('hookgate listening');
+  await expect.poll(() => gw.out(), { timeout: 60_000 }).toContain('hookgate listening');
   const line = gw
     .out()
     .split('\n')
@@ -450,7 +453,7 @@ async function spyFrom(f: Fixture, url: string, hook: string, args: object) {
         body = await res.json();
         return body.result?.action;
       },
-      { timeout: 15_000, interval: 200 },
+      { timeout: 30_000, interval: 200 },
     )
     .toBe('respond');
   return JSON.parse(body.result.result.for_llm);
@@ -511,8 +514,25 @@ describe('a hosted stdio hook cannot reach the secrets the gateway needs', () =>
           .find((l) => l.includes('stdio hooks sandboxed'));
         const identity = unprivileged || process.getuid?.() !== 0 ? 'userns' : 'setpriv';
         expect(JSON.parse(started!)).toMatchObject({ sandbox: 'bubblewrap', identity });
+        // The other tenant's hook whose source was out of reach was running, sandboxed, all along.
+        const lines = gw
+          .out()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l));
+        expect(lines).toContainEqual(
+          expect.objectContaining({ tenant: 'globex', hook: 'h', msg: 'hook process ready' }),
+        );
+        const untilShutdown = lines.slice(
+          0,
+          lines.findIndex((l) => /^shutting down/.test(l.msg)),
+        );
+        expect(untilShutdown).not.toContainEqual(
+          expect.objectContaining({ tenant: 'globex', msg: 'hook process exited' }),
+        );
       },
-      60_000,
+      // Measured at 2-4 s; the bound is for a machine many times busier.
+      120_000,
     );
 
   it('unsandboxed (server.sandbox: off), the same hook reads all of it: the control', async () => {
