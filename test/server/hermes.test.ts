@@ -156,8 +156,10 @@ describe('POST …/hermes', () => {
   it('other events go to observe-mode hooks as runtime events, text withheld; answered {}', async () => {
     const body = { hook_event_name: 'on_session_end', session_id: 's', extra: { model: 'secret-model' } };
     expect((await hermes('plain', body)).body).toEqual({});
-    await new Promise((r) => setTimeout(r, 50));
-    const events = recorder().calls.filter((c) => c.method === 'hook.runtime_event');
+    // Delivered after the answer: wait for it to arrive, then check it is the only one.
+    const runtimeEvents = () => recorder().calls.filter((c) => c.method === 'hook.runtime_event');
+    await expect.poll(() => runtimeEvents().length).toBeGreaterThan(0);
+    const events = runtimeEvents();
     expect(events.map((e) => e.params.kind)).toEqual(['hermes.on_session_end']);
     expect(JSON.stringify(events[0].params)).not.toContain('secret-model');
   });
