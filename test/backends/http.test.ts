@@ -89,7 +89,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   throw new Error('expected a BackendError');
 }
 
-async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
+async function waitFor(check: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
