@@ -5,6 +5,7 @@
  * bundles the Worker; the same bundle is timed in Node, measured, and run in workerd (miniflare).
  *
  *   npx tsx bench/cel.ts                       # hookgate's conditions and the raw engine behind them
+ *   npx tsx bench/cel.ts --grants              # only the CPU per call of conditional grants
  *   npx tsx bench/cel.ts --compare DIR         # also engines installed in DIR/node_modules:
  *                                              #   @bufbuild/cel@0.6.1, cel-js@0.8.2
  *
@@ -21,6 +22,7 @@ import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { compileLinearRegex, MAX_MATCH_STEPS } from '../src/policy/conditions/linear-regex.js';
 import { REPO_ROOT } from './lib/config.js';
+import { grantCost } from './lib/grant-cost.js';
 import { median } from './lib/stats.js';
 
 function flag(name: string): string | undefined {
@@ -248,6 +250,15 @@ function stepBudget(): string {
   return `${MAX_MATCH_STEPS} steps: ${median(ms).toFixed(1)} ms (median of 5)`;
 }
 
+/** Conditional grants as the gateway's policy step runs them (bench/lib/grant-cost.ts). */
+function printGrantCost(): void {
+  console.log(`\n== conditional grants per call (approve_tools, applyPolicy)\n  ${grantCost().join('\n  ')}`);
+}
+
+if (process.argv.includes('--grants')) {
+  printGrantCost();
+  process.exit(0);
+}
 const outDir = mkdtempSync(join(tmpdir(), 'hookgate-cel-'));
 try {
   for (const [k, spec] of ENGINES.entries()) {
@@ -303,6 +314,7 @@ try {
     console.log(`  ReDoS (a+)+$ on a…a!: ${redos(compile)}`);
   }
   console.log(`\n== linear matcher's step budget\n  ${stepBudget()}`);
+  printGrantCost();
 } finally {
   rmSync(outDir, { recursive: true, force: true });
 }
