@@ -44,7 +44,7 @@ it('asks again after the hook restarted, and keeps the answer until then', async
   expect(await described()).toBe(before);
   // The hook process the gateway started for this test (its pid from the gateway's own log).
   process.kill(first, 'SIGKILL');
-  await expect.poll(() => readyPids().length, { timeout: 5000 }).toBe(2);
+  await expect.poll(() => readyPids().length).toBe(2);
   const after = await described();
   expect(after).toMatch(/^run [0-9a-f-]{36}$/);
   expect(after).not.toBe(before);

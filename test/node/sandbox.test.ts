@@ -625,6 +625,6 @@ describe.skipIf(!bwrapAvailable)(`a sandboxed hook's life: crash, restart, shutd
     } finally {
       await gw.close();
     }
-    await expect.poll(() => processesWith(marker), { timeout: 5000 }).toEqual([]);
+    await expect.poll(() => processesWith(marker)).toEqual([]);
   }, 30_000);
 });

@@ -193,11 +193,11 @@ describe('serveStdio in process', () => {
     });
     h.send({ jsonrpc: '2.0', id: 2, method: 'hook.before_tool', params: { tool: 'slow' } });
     h.send({ jsonrpc: '2.0', id: 3, method: 'hook.before_tool', params: { tool: 'fast' } });
-    await expect.poll(() => h.out.length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => h.out.length).toBe(1);
     expect(JSON.parse(h.out[0]).id).toBe(3);
     expect(h.server.inFlight).toBe(1);
     release();
-    await expect.poll(() => h.out.length, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => h.out.length).toBe(2);
     expect(JSON.parse(h.out[1]).id).toBe(2);
     h.stdin.end();
     await h.server.done;
@@ -210,7 +210,7 @@ describe('serveStdio in process', () => {
     });
     const h = harness(hook);
     h.send({ jsonrpc: '2.0', id: 7, method: 'hook.approve_tool', params: { tool: 'exec' } });
-    await expect.poll(() => h.out.length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => h.out.length).toBe(1);
     expect(JSON.parse(h.out[0])).toEqual({
       jsonrpc: '2.0',
       id: 7,
@@ -226,10 +226,10 @@ describe('serveStdio in process', () => {
     const pad = (n: number) => 'r'.repeat(MAX_REPLY_LINE_BYTES - overhead + n);
     const h = harness({ afterTool: (p) => ({ action: 'continue', reason: pad(p.extra) }) });
     h.send({ jsonrpc: '2.0', id: 2, method: 'hook.after_tool', params: { extra: 0 } });
-    await expect.poll(() => h.out.length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => h.out.length).toBe(1);
     expect(Buffer.byteLength(h.out[0]) + 1).toBe(MAX_REPLY_LINE_BYTES);
     h.send({ jsonrpc: '2.0', id: 2, method: 'hook.after_tool', params: { extra: 1 } });
-    await expect.poll(() => h.out.length, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => h.out.length).toBe(2);
     expect(JSON.parse(h.out[1]).result).toEqual({ action: 'continue' });
   });
 
@@ -242,9 +242,9 @@ describe('serveStdio in process', () => {
     });
     h.send(event(1));
     h.send({ jsonrpc: '2.0', id: 2, method: 'hook.after_llm', params: {} });
-    await expect.poll(() => h.out.length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => h.out.length).toBe(1);
     expect(JSON.parse(h.out[0])).toEqual({ jsonrpc: '2.0', id: 2, result: { action: 'continue' } });
-    await expect.poll(() => h.stderr(), { timeout: 5000 }).toMatch(/observer broke/);
+    await expect.poll(() => h.stderr()).toMatch(/observer broke/);
   });
 });
 
