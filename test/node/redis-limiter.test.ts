@@ -45,14 +45,17 @@ describe('a gateway whose Redis does not answer', () => {
       );
       statuses.push(res.status);
     }
-    // One timeout (the first call), then in-process until Redis is tried again.
-    expect(Date.now() - started).toBeLessThan(REDIS_TIMEOUT_MS * 2 + 1000);
+    // The black hole never answers: a call that waited for Redis past its timeout would never be
+    // answered at all. One timeout (the first call), then in-process until Redis is tried again (1 s
+    // later; a loaded machine may try it once more): seconds at most, whatever the load.
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(statuses).toEqual([200, 200, 429, 429]);
     const metrics = await gw.metricsText();
     expect(metrics).toContain('hookgate_limiter_fallbacks_total 4');
     const warned = gw.logs.lines.filter((l) => l.msg?.startsWith('redis limiter unavailable'));
     expect(warned).toHaveLength(1);
-    expect(warned[0].err).toMatch(/did not answer within/);
+    // The command's own timeout answered the first call.
+    expect(warned[0].err).toContain(`did not answer within ${REDIS_TIMEOUT_MS} ms`);
     expect(gw.logs.text).not.toContain('not-logged');
     // A password over plain TCP is allowed on loopback only, and said to be a risk there.
     expect(gw.logs.lines.some((l) => l.msg?.startsWith('redis password sent over plain redis://'))).toBe(
