@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ConfigIssue } from '../../src/config/errors.js';
-import { compileToolGrant, grantListSchema } from '../../src/config/grant-entries.js';
+import {
+  compileToolGrant,
+  grantListSchema,
+  grantNames,
+  mergeToolGrants,
+} from '../../src/config/grant-entries.js';
 
 const PATH = 'tenants.acme.hooks.guard.grants.approve_tools';
 
@@ -45,5 +50,29 @@ describe('grant lists with conditions', () => {
     for (const bad of [{ tool: 'a', name: 'a', when: 'true' }, { when: 'true' }, { tool: 'a', if: 'true' }]) {
       expect(grantListSchema.safeParse([bad]).success, JSON.stringify(bad)).toBe(false);
     }
+  });
+});
+
+describe('the names of a list, and two lists as one', () => {
+  it('names every tool a list carries, with or without a condition', () => {
+    expect([...grantNames(grantListSchema.parse(['a', { tool: 'b', when: 'true' }, { name: 'a' }]))]).toEqual(
+      ['a', 'b'],
+    );
+  });
+
+  it('merges the entries of two lists per tool, the first list’s first (own tools, then rewrite_tools)', () => {
+    const own = compile([{ name: 'http_get', when: 'true' }]).grant;
+    const issues: ConfigIssue[] = [];
+    const extra = compileToolGrant(
+      grantListSchema.parse(['exec', 'http_get']),
+      'tenants.acme.hooks.guard.grants.rewrite_tools',
+      issues,
+    );
+    const merged = mergeToolGrants(own, extra);
+    expect([...merged.names]).toEqual(['http_get', 'exec']);
+    expect(merged.entries.get('http_get')!.map((e) => e.path)).toEqual([
+      `${PATH}.0`,
+      'tenants.acme.hooks.guard.grants.rewrite_tools.1',
+    ]);
   });
 });
