@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { exchange } from '../helpers/command-host-fixtures.js';
 import { compileTestConfig, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { recorder } from '../helpers/recording-hook.js';
 import { mcpClient } from '../mcp/helpers.js';
@@ -131,6 +132,32 @@ describe('Claude Code: approve_tools: [{ tool: Bash, when: git status }]', () =>
       expect(r.status).toBe(200);
       expect(JSON.stringify(r.body)).not.toContain('allow');
     }
+  });
+});
+
+describe('Codex: the same approve_tools entry behind its PermissionRequest allow', () => {
+  // Codex's PermissionRequest stdin is its PreToolUse shape under that event (as in command-host-route.test.ts).
+  const permissionRequest = (command: string) => {
+    const body = JSON.parse(exchange('codex', '01').stdin);
+    return { ...body, hook_event_name: 'PermissionRequest', tool_input: { ...body.tool_input, command } };
+  };
+
+  it('allows git status and gives no verdict for git push, audited with dialect codex', async () => {
+    recorder().answer = () => ({ approved: true });
+    const ok = await post('guard', '/codex', permissionRequest('git status'));
+    expect(ok.body).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+    });
+    const seen = await afterwards(async () => {
+      expect((await post('guard', '/codex', permissionRequest('git push'))).body).toEqual({});
+    });
+    expect(seen.audits).toEqual([
+      expect.objectContaining({
+        dialect: 'codex',
+        rule: 'approve_tool_not_granted',
+        detail: expect.stringContaining('approve_tools[0] (Bash when'),
+      }),
+    ]);
   });
 });
 
