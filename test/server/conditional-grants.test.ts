@@ -235,6 +235,17 @@ describe('OpenClaw execute_tool: the same check before the hook is asked', () =>
   });
 });
 
+describe('describe (GET on the hook) lists tool names, conditions or not', () => {
+  it('names the tools of conditional entries as it names plain ones', async () => {
+    const get = async (hook: string) =>
+      (await fetch(`${gw.url}/v1/tenants/acme/hooks/${hook}`, {
+        headers: { authorization: `Bearer ${await gw.token()}` },
+      }).then((r) => r.json())) as Record<string, any>;
+    expect((await get('mcp')).tools).toEqual(['get_weather', 'http_get']);
+    expect((await get('guard')).grants.approve_tools).toEqual(['Bash']);
+  });
+});
+
 describe('reload: conditions are compiled with the config that carries them', () => {
   it('a changed condition decides from the reload on; a bad one is refused naming its path', async () => {
     const doc = (when: string) => ({
