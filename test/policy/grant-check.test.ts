@@ -154,7 +154,7 @@ describe('tools with a condition (respond, which skips the host’s approval)', 
   });
 
   it('limits a rewrite of the result (after_tool) of an own tool the same way', () => {
-    const after = (url: string) => ({
+    const afterCall = (url: string) => ({
       ...call('http_get', { url }),
       result: { for_llm: 'original', silent: false, is_error: false },
     });
@@ -162,8 +162,8 @@ describe('tools with a condition (respond, which skips the host’s approval)', 
       action: 'modify',
       result: { tool: 'http_get', result: { for_llm: 'rewritten', silent: false, is_error: false } },
     };
-    expect(apply(T, hook, after('https://api.acme.test/a'), answer).violations).toEqual([]);
-    const refused = apply(T, hook, after('https://evil.test/'), answer);
+    expect(apply(T, hook, afterCall('https://api.acme.test/a'), answer).violations).toEqual([]);
+    const refused = apply(T, hook, afterCall('https://evil.test/'), answer);
     expect(refused.result).toEqual({ action: 'continue' });
     expect(refused.violations[0]!.rule).toBe('rewrite_results_not_granted');
   });
