@@ -91,11 +91,11 @@ describe('config validation', () => {
     ]);
   });
 
-  it('sandboxes stdio hooks by default (server.sandbox auto, shared network, nothing extra bound)', () => {
+  it('sandboxes stdio hooks by default (server.sandbox auto, an outbound-only network of their own, nothing extra bound)', () => {
     const c = compileConfig(tenant({ w: { backend: { type: 'stdio', command: ['hook'] } } }), (r) => r);
     expect(c.server.sandbox).toBe('auto');
     expect(c.tenants.get('acme')!.hooks.get('w')!.backend).toMatchObject({
-      sandbox: { read_paths: [], write_paths: [], network: true },
+      sandbox: { read_paths: [], write_paths: [], network: 'outbound' },
     });
     expect(issues({ server: { sandbox: 'maybe' }, ...tenant({}) })[0]).toMatch(/^server\.sandbox: /);
   });

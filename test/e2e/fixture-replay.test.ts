@@ -16,6 +16,11 @@ function replyOf(body: any): Reply {
   return { result: body.result };
 }
 
+/** The transcript's hook answers hello with an error (it never becomes ready). */
+function helloFails(t: ReturnType<typeof loadTranscript>): boolean {
+  return t.lines.some((l) => l.dir === 'hook->host' && l.msg?.id === 1 && 'error' in l.msg);
+}
+
 describe.each(transcriptFiles())('replaying %s through the gateway', (file) => {
   const t = loadTranscript(file);
   const hookName = t.hello.params.name as string;
@@ -23,11 +28,21 @@ describe.each(transcriptFiles())('replaying %s through the gateway', (file) => {
 
   beforeAll(async () => {
     gw = await startTestGateway({ tenants: { acme: tenantDoc({ [hookName]: trustedTranscriptHook(t) }) } });
-  });
+    // The hook is a real (sandboxed) process: on a loaded machine its start can take longer than a
+    // call's deadline, and a call before it is up gets the failure answer, not the transcript's.
+    // A hook whose hello fails never becomes ready; its transcript expects exactly that.
+    if (!helloFails(t)) {
+      const until = Date.now() + 60_000;
+      while ((await fetch(`${gw.url}/readyz`)).status !== 200) {
+        if (Date.now() > until) throw new Error(`the ${hookName} hook was not ready after 60 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }, 90_000);
   afterAll(() => gw?.close());
 
   it('gives the host the effect the transcript expects, for every call', async () => {
-    const helloFailed = t.lines.some((l) => l.dir === 'hook->host' && l.msg?.id === 1 && 'error' in l.msg);
+    const helloFailed = helloFails(t);
     for (const ex of t.exchanges) {
       const body = await gw.call(hookName, ex.request.method, ex.request.params);
       expect(body.jsonrpc).toBe('2.0');

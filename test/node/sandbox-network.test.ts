@@ -395,9 +395,13 @@ describe.skipIf(skip)(`an outbound hook on a host whose resolver is on its loopb
     child.stdout?.on('data', (b) => {
       out += b;
     });
+    let err = '';
+    child.stderr?.on('data', (b) => {
+      err += b;
+    });
     const exited = new Promise((r) => child.once('exit', r));
     await spec.attach?.(child);
-    expect(await exited).toBe(0);
+    expect({ code: await exited, err }).toEqual({ code: 0, err: '' });
     expect(out).toBe(`65534\nnameserver ${SLIRP_DNS}\n`);
   });
 });
