@@ -68,7 +68,7 @@ export class DecisionLog {
       // A macrotask, not a microtask: the call's answer goes out before its record is built.
       setTimeout(() => {
         this.scheduled = false;
-        this.running ??= this.drain();
+        this.start();
       }, 0);
     }
   }
@@ -76,9 +76,21 @@ export class DecisionLog {
   /** Resolves once every record queued so far is written or dropped (tests, shutdown, Workers). */
   async flush(): Promise<void> {
     while (this.queue.length > 0 || this.running !== undefined) {
-      this.running ??= this.drain();
+      this.start();
       await this.running;
     }
+  }
+
+  /**
+   * Starts draining unless a drain runs. `running` is cleared by a callback, never inside drain():
+   * a drain that finds the queue empty finishes synchronously, before its promise could be stored.
+   */
+  private start(): void {
+    if (this.running !== undefined) return;
+    const run: Promise<void> = this.drain().finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
   }
 
   /** Records waiting to be written. */
@@ -87,29 +99,25 @@ export class DecisionLog {
   }
 
   private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, BATCH);
-        const lines: string[] = [];
-        for (const { decision, includeBodies } of batch) {
-          try {
-            const text = JSON.stringify(await toDecisionRecord(decision, includeBodies, this.hash));
-            // Arguments and answers are there only by grant or opt-in; a token in them still never is.
-            lines.push(includeBodies ? redactText(text) : text);
-          } catch {
-            this.droppedFailed();
-          }
-        }
-        if (lines.length === 0) continue;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, BATCH);
+      const lines: string[] = [];
+      for (const { decision, includeBodies } of batch) {
         try {
-          await this.output?.(lines);
-          this.written(lines.length);
+          const text = JSON.stringify(await toDecisionRecord(decision, includeBodies, this.hash));
+          // Arguments and answers are there only by grant or opt-in; a token in them still never is.
+          lines.push(includeBodies ? redactText(text) : text);
         } catch {
-          this.droppedFailed(lines.length);
+          this.droppedFailed();
         }
       }
-    } finally {
-      this.running = undefined;
+      if (lines.length === 0) continue;
+      try {
+        await this.output?.(lines);
+        this.written(lines.length);
+      } catch {
+        this.droppedFailed(lines.length);
+      }
     }
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DECISIONS_OFF, type DecisionSettings } from '../../src/config/decisions.js';
 import type { Decision } from '../../src/server/decision.js';
@@ -59,6 +60,28 @@ describe('DecisionLog', () => {
       [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `d-${i}`),
     );
     expect(metric(metrics, 'hookgate_decision_records_total')).toBe(10);
+  });
+
+  it('keeps writing after a scheduled drain finds the queue already flushed', async () => {
+    const written: string[] = [];
+    // A synchronous digest: the flush then ends within microtasks, before record()'s timer fires.
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    const log = new DecisionLog(
+      settings(),
+      (lines) => {
+        written.push(...lines);
+      },
+      new Metrics(),
+      sha256,
+    );
+    log.record(decision(1), false);
+    await log.flush();
+    // The drain record() scheduled now runs on an empty queue, and must leave nothing running.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(log.pending).toBe(0);
+    log.record(decision(2), false);
+    await log.flush();
+    expect(written.map((l) => JSON.parse(l).decision_id)).toEqual(['d-1', 'd-2']);
   });
 
   it('counts a failing output as dropped records and keeps going', async () => {
