@@ -32,11 +32,7 @@ describe.each(transcriptFiles())('replaying %s through the gateway', (file) => {
     // call's deadline, and a call before it is up gets the failure answer, not the transcript's.
     // A hook whose hello fails never becomes ready; its transcript expects exactly that.
     if (!helloFails(t)) {
-      const until = Date.now() + 60_000;
-      while ((await fetch(`${gw.url}/readyz`)).status !== 200) {
-        if (Date.now() > until) throw new Error(`the ${hookName} hook was not ready after 60 s`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await gw.ready();
     }
   }, 90_000);
   afterAll(() => gw?.close());

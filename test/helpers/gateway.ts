@@ -36,6 +36,12 @@ export interface TestGateway extends RunningGateway {
   logs: LogCapture;
   /** `/metrics` with the admin token. */
   metricsText(): Promise<string>;
+  /**
+   * Resolves once `/readyz` says every backend is up. A stdio hook is a real (sandboxed) process:
+   * on a loaded machine it can start after a call's deadline, and a call before then gets the
+   * failure answer instead of the hook's.
+   */
+  ready(timeoutMs?: number): Promise<void>;
   token(opts?: { tenant?: string; hooks?: string[]; tools?: string[]; ttlSeconds?: number }): Promise<string>;
   post(tenant: string, hook: string, body: unknown, token?: string): Promise<Response>;
   call(
@@ -87,6 +93,13 @@ export async function startTestGateway(
     config,
     logs,
     metricsText: () => fetchMetrics(running.url),
+    async ready(timeoutMs = 60_000) {
+      const until = Date.now() + timeoutMs;
+      while ((await fetch(`${running.url}/readyz`)).status !== 200) {
+        if (Date.now() > until) throw new Error(`backends not ready after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     async token(opts = {}) {
       const tenant = config.tenants.get(opts.tenant ?? [...config.tenants.keys()][0])!;
       return signDevToken(tenant, {

@@ -31,12 +31,18 @@ beforeAll(async () => {
     },
   });
   token = await gw.token({ tenant: 'acme' });
-});
+  await gw.ready();
+}, 90_000);
 afterAll(() => gw?.close());
 
-/** The params texts the hook reported receiving (its stderr lines, logged by the gateway). */
+/**
+ * The params texts the hook reported receiving (its stderr lines, logged by the gateway). A spawn
+ * the sandbox could not set up says why on the same stderr (`bwrap: …`) before the backend retries.
+ */
 function received(hook: string): string[] {
-  return gw.logs.lines.filter((l) => l.msg === 'hook stderr' && l.hook === hook).map((l) => l.stderr);
+  return gw.logs.lines
+    .filter((l) => l.msg === 'hook stderr' && l.hook === hook && !String(l.stderr).startsWith('bwrap: '))
+    .map((l) => l.stderr);
 }
 
 async function overWs(hook: string, text: string): Promise<any> {
