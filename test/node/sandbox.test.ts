@@ -453,7 +453,9 @@ async function spyFrom(f: Fixture, url: string, hook: string, args: object) {
         body = await res.json();
         return body.result?.action;
       },
-      { timeout: 30_000, interval: 200 },
+      // A sandboxed hook's first spawn can fail on a loaded machine and wait out the backend's
+      // restart backoff: a bound far above the seconds a start takes.
+      { timeout: 90_000, interval: 200 },
     )
     .toBe('respond');
   return JSON.parse(body.result.result.for_llm);
@@ -532,7 +534,7 @@ describe('a hosted stdio hook cannot reach the secrets the gateway needs', () =>
         );
       },
       // Measured at 2-4 s; the bound is for a machine many times busier.
-      120_000,
+      240_000,
     );
 
   it('unsandboxed (server.sandbox: off), the same hook reads all of it: the control', async () => {
