@@ -181,9 +181,17 @@ export function planSandbox(
   // The files the command names (the hook's script, given by path) are shown with the directory they
   // are in, read-only: a script usually imports what sits next to it.
   const commandDirs: string[] = [];
+  // A script the command names by path but that is not deployed yet still belongs to this hook:
+  // covering the directory it will appear in (another tenant's hook sits there too) would make its
+  // first start fail with EACCES once it is there, until the next restart plans the view again.
+  for (const arg of input.command.slice(0, 1).filter((c) => c.includes('/')))
+    own.push(resolve(input.cwd, arg));
   for (const arg of input.command.slice(1)) {
     const p = resolve(input.cwd, arg);
-    if (!exists(p)) continue;
+    if (!exists(p)) {
+      if (arg.includes('/')) own.push(p);
+      continue;
+    }
     const r = real(p);
     own.push(r);
     commandDirs.push(isDir(r) ? r : dirname(r));

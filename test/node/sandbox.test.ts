@@ -290,6 +290,24 @@ describe('planSandbox: one hook view, resolved against the host', () => {
     expect(hide.map((h) => h.path)).not.toContain(shared);
   });
 
+  it("keeps the directory of a script named by path but not there yet, though another tenant's hook shares it", () => {
+    const shared = join(root, 'shared-hooks');
+    mkdirSync(shared, { recursive: true });
+    writeFileSync(join(shared, 'early.lang'), '');
+    const earlyOwn = hookOwnPaths({
+      command: ['lang', join(shared, 'early.lang')],
+      cwd: root,
+      explicitCwd: false,
+      readPaths: [],
+      writePaths: [],
+    });
+    for (const command of [['./shared-hooks/late.lang'], ['lang', 'shared-hooks/late.lang']]) {
+      const hide = plan({ command, foreignPaths: earlyOwn }).hide;
+      expect(hide.map((h) => h.path)).not.toContain(shared);
+      expect(hide).toContainEqual({ path: join(shared, 'early.lang'), dir: false });
+    }
+  });
+
   it('keeps HOME when the config sets it', () => {
     expect(plan().keepHome).toBe(false);
     expect(plan({ env: { HOME: '/srv/home' } }).keepHome).toBe(true);
