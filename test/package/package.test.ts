@@ -64,12 +64,13 @@ afterAll(() => {
 });
 
 describe('the packed tarball', () => {
-  it('holds the compiled code, the LICENSE and the docs, and no tests, benches or sources', async () => {
+  it('holds the compiled code, the LICENSE, the docs and the decision record schema, and no tests, benches or sources', async () => {
     const listed = await sh('tar', ['-tzf', tarball], work);
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/LICENSE');
     expect(files).toContain('package/dist/src/node/bin.js');
     expect(files).toContain('package/dist/src/sdk/stdio.d.ts');
+    expect(files).toContain('package/schemas/decision-record.v1.json');
     expect(files.filter((f) => /^package\/(test|bench|\.ci|src|scripts)\//.test(f))).toEqual([]);
     expect(readFileSync(join(REPO, 'LICENSE'), 'utf8')).toContain('Apache License');
   });
