@@ -106,6 +106,18 @@ const ENTER =
   '[ "$m" = keep ] || unset PWD; exec "$@"';
 
 /**
+ * RLIMIT_DATA bounds address space a process reserves, not memory it uses: V8 reserves its code
+ * range and heap cage up front (Node 24 does not start under 512 MiB), so the rlimit fallback gives
+ * `memory_mb` this much room above it. A cgroup's memory limit counts what is used and needs none.
+ */
+export const RLIMIT_RESERVATION_HEADROOM = 2 ** 30;
+
+/** The RLIMIT_DATA the rlimit fallback sets for a hook's `memory_mb`. */
+export function rlimitDataBytes(limits: HookLimits): number {
+  return limits.memoryBytes + RLIMIT_RESERVATION_HEADROOM;
+}
+
+/**
  * Puts one spawn of a hook under its limits. Returns the spec to spawn and `release`, which the
  * backend calls once the spawned process has exited (or failed to start): it kills what is left in
  * the cgroup and removes it, so a hook restarted a thousand times leaves no cgroups behind.
@@ -126,7 +138,7 @@ export function limitSpawn(
     return {
       ...spec,
       command: support.prlimit,
-      args: [`--nproc=${nproc}`, `--data=${limits.memoryBytes}`, '--', spec.command, ...spec.args],
+      args: [`--nproc=${nproc}`, `--data=${rlimitDataBytes(limits)}`, '--', spec.command, ...spec.args],
     };
   }
   const name = `${label.replace(/[^A-Za-z0-9_.-]/g, '_')}.${++spawnSeq}`;

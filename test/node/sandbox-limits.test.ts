@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hookUid } from '../../src/node/hook-limits.js';
-import { detectLimits, limitSpawn, liveCgroups, probeLimits } from '../../src/node/sandbox-limits.js';
+import { SANDBOX_LIMIT_DEFAULTS } from '../../src/config/schema.js';
+import {
+  detectLimits,
+  limitSpawn,
+  liveCgroups,
+  probeLimits,
+  RLIMIT_RESERVATION_HEADROOM,
+} from '../../src/node/sandbox-limits.js';
 import { detectSandbox, wrapInSandbox } from '../../src/node/sandbox.js';
 import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { sandboxNote, SKIP_SANDBOX } from '../helpers/sandbox.js';
@@ -93,7 +100,7 @@ describe('probeLimits: which mechanism enforces hook limits here', () => {
 });
 
 describe('limitSpawn with rlimits (prlimit)', () => {
-  it('runs the command under prlimit with the per-uid process ceiling and the data limit', () => {
+  it('runs the command under prlimit with the per-uid process ceiling and the data limit (memory_mb plus room for reservations)', () => {
     const out = limitSpawn(
       { command: '/usr/bin/bwrap', args: ['--', 'hook'], env: {} },
       { pids: 32, memoryBytes: 64 * 2 ** 20 },
@@ -102,7 +109,14 @@ describe('limitSpawn with rlimits (prlimit)', () => {
       200,
     );
     expect(out.command).toBe('/usr/bin/prlimit');
-    expect(out.args).toEqual(['--nproc=200', `--data=${64 * 2 ** 20}`, '--', '/usr/bin/bwrap', '--', 'hook']);
+    expect(out.args).toEqual([
+      '--nproc=200',
+      `--data=${64 * 2 ** 20 + RLIMIT_RESERVATION_HEADROOM}`,
+      '--',
+      '/usr/bin/bwrap',
+      '--',
+      'hook',
+    ]);
   });
 });
 
@@ -173,7 +187,8 @@ describe.skipIf(SKIP_USERNS)(
   () => {
     it('bounds the memory of each process of the hook by RLIMIT_DATA', () => {
       if (!sandbox.available || !PRLIMIT) throw new Error('needs bwrap and prlimit'); // under CI
-      // 300 MiB in one string against a 128 MiB limit; 32 MiB (perl holds it twice while copying) fits.
+      // 2000 MiB in one string against 128 MiB (plus the reservation room); 32 MiB (perl holds it
+      // twice while copying) fits.
       const perl = (mb: number) => `my $x = "x" x (${mb} * 1024 * 1024); print "held ${mb}\n";`;
       const run = (mb: number) => {
         const spec = limitSpawn(
@@ -202,10 +217,27 @@ describe.skipIf(SKIP_USERNS)(
         });
       };
       expect(run(32).stdout).toBe('held 32\n');
-      const over = run(300);
+      const over = run(2000);
       expect(over.stdout).toBe('');
       expect(over.status).not.toBe(0);
       expect(over.stderr).toMatch(/Out of memory/);
+    });
+
+    it('lets a Node hook start under the default memory_mb (V8 reserves more address space than it uses)', () => {
+      if (!sandbox.available || !PRLIMIT) throw new Error('needs bwrap and prlimit'); // under CI
+      const spec = limitSpawn(
+        { command: process.execPath, args: ['-e', 'console.log("started")'], cwd: '/', env: {} },
+        { pids: SANDBOX_LIMIT_DEFAULTS.pids, memoryBytes: SANDBOX_LIMIT_DEFAULTS.memory_mb * 2 ** 20 },
+        { kind: 'rlimit', prlimit: PRLIMIT, reason: 'test' },
+        '',
+        1000,
+      );
+      const r = spawnSync(spec.command, [...spec.args], { encoding: 'utf8' });
+      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n')[0] }).toEqual({
+        status: 0,
+        stdout: 'started\n',
+        stderr: '',
+      });
     });
   },
 );
