@@ -71,7 +71,10 @@ describe('host dialect routes in workerd', () => {
       { hook: 'hookgate.execute_tool', event: { toolName: 'get_weather', params: {} }, ctx },
       await token({ tools: ['other'] }),
     );
-    expect(((await narrowed.json()) as { details: unknown }).details).toEqual({ ok: false, error: 'Unknown tool: get_weather' });
+    expect(((await narrowed.json()) as { details: unknown }).details).toEqual({
+      ok: false,
+      error: 'Unknown tool: get_weather',
+    });
   });
 
   it('Hermes: pre_tool_call for exec is refused and audited; for its own tool the respond is a block carrying the result', async () => {
