@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { distinctUids, HOOK_UID_BASE, hookLimiter, hookUid } from '../../src/node/hook-limits.js';
 import { createNodeLogger } from '../../src/node/logger.js';
+import { RLIMIT_RESERVATION_HEADROOM } from '../../src/node/sandbox-limits.js';
 import { LogCapture } from '../helpers/gateway.js';
 
 describe('hookLimiter: server.sandbox applied to hook limits', () => {
@@ -27,7 +28,10 @@ describe('hookLimiter: server.sandbox applied to hook limits', () => {
     const rlimit = { kind: 'rlimit' as const, prlimit: '/usr/bin/prlimit', reason: 'no cgroup here' };
     const root = hookLimiter(hooks, 'required', 'setpriv', createNodeLogger('info', logs), rlimit);
     expect(root.uid(hooks[0]!)).toBe(hookUid('a', 'h'));
-    expect(root.limit(spec, hooks[1]!).args.slice(0, 2)).toEqual(['--nproc=16', `--data=${64 * 2 ** 20}`]);
+    expect(root.limit(spec, hooks[1]!).args.slice(0, 2)).toEqual([
+      '--nproc=16',
+      `--data=${64 * 2 ** 20 + RLIMIT_RESERVATION_HEADROOM}`,
+    ]);
     const userns = hookLimiter(hooks, 'required', 'userns', createNodeLogger('info', logs), rlimit);
     expect(userns.uid(hooks[0]!)).toBeUndefined();
     // 32 + 16 and headroom for the gateway's own threads, which count under the same uid.
