@@ -108,18 +108,28 @@ async function spyReads(gw: RunningGateway, config: string, paths: string[]) {
     hooks: ['*'],
     ttlSeconds: 300,
   });
-  const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/spy`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'hook.before_tool',
-      params: { tool: 'spy', arguments: { read: paths } },
-    }),
-  });
-  const body = (await res.json()) as any;
-  expect(body.result?.action, JSON.stringify(body)).toBe('respond');
+  // The hook is a real sandboxed process, started with the gateway and restarted by a reload: until
+  // it is up, a call gets its failure answer (continue), so ask until it answers itself.
+  let body: any;
+  await expect
+    .poll(
+      async () => {
+        const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/spy`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'hook.before_tool',
+            params: { tool: 'spy', arguments: { read: paths } },
+          }),
+        });
+        body = await res.json();
+        return body.result?.action;
+      },
+      { timeout: 60_000, interval: 100 },
+    )
+    .toBe('respond');
   return JSON.parse(body.result.result.for_llm).reads as Record<string, { text?: string; error?: string }>;
 }
 
@@ -142,7 +152,7 @@ describe.skipIf(!bwrapAvailable)(`a reload that adds a tenant${why}`, () => {
     const after = await spyReads(gw, f.config, [f.betaHook, f.betaKey]);
     expect(after[f.betaHook]).toEqual({ error: 'EACCES' });
     expect(after[f.betaKey]).toEqual({ error: 'EACCES' });
-  }, 60_000);
+  }, 180_000);
 
   it('plans every later spawn of a running hook with the current config', async () => {
     // Nothing of beta is in acme's view at the reload (its key comes from the environment, its
@@ -167,5 +177,5 @@ describe.skipIf(!bwrapAvailable)(`a reload that adds a tenant${why}`, () => {
     await expect.poll(() => backend.starts() > starts && backend.ready(), { timeout: 20_000 }).toBe(true);
 
     expect((await spyReads(gw, f.config, [f.betaHook]))[f.betaHook]).toEqual({ error: 'EACCES' });
-  }, 60_000);
+  }, 180_000);
 });
