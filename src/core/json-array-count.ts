@@ -1,3 +1,14 @@
+import {
+  QUOTE,
+  COMMA,
+  OPEN_OBJECT,
+  CLOSE_OBJECT,
+  OPEN_ARRAY,
+  CLOSE_ARRAY,
+  isJsonSpace,
+  closingQuote,
+} from '../lib/json-scan.js';
+
 /**
  * How a body starts and how many elements a top-level JSON array has, read from the text without
  * parsing it, so a body that will be refused anyway costs only the part read. JSON.parse of a few MB
@@ -26,7 +37,7 @@ export function firstJsonChar(text: string): string {
 export function countArrayElements(text: string, limit: number): number | undefined {
   let i = 0;
   const n = text.length;
-  while (i < n && isSpace(text.charCodeAt(i))) i++;
+  while (i < n && isJsonSpace(text.charCodeAt(i))) i++;
   if (text.charCodeAt(i) !== OPEN_ARRAY) return undefined;
   i++;
   let depth = 1;
@@ -35,7 +46,7 @@ export function countArrayElements(text: string, limit: number): number | undefi
   let element = false;
   for (; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (isSpace(c)) continue;
+    if (isJsonSpace(c)) continue;
     if (depth === 1 && !element && c !== CLOSE_ARRAY && c !== COMMA) {
       element = true;
       count++;
@@ -51,28 +62,4 @@ export function countArrayElements(text: string, limit: number): number | undefi
     } else if (c === COMMA && depth === 1) element = false;
   }
   return count;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-/** Index of the quote that ends the string whose content starts at `from`, or -1. */
-function closingQuote(text: string, from: number): number {
-  let at = text.indexOf('"', from);
-  while (at >= 0) {
-    let backslashes = 0;
-    for (let j = at - 1; j >= from && text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
-    if (backslashes % 2 === 0) return at;
-    at = text.indexOf('"', at + 1);
-  }
-  return -1;
 }

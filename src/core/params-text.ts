@@ -1,3 +1,17 @@
+import {
+  QUOTE,
+  COLON,
+  COMMA,
+  OPEN_OBJECT,
+  CLOSE_OBJECT,
+  OPEN_ARRAY,
+  CLOSE_ARRAY,
+  isJsonSpace,
+  skipJsonSpace,
+  closingQuote,
+  keyText,
+} from '../lib/json-scan.js';
+
 /**
  * The `params` of a JSON-RPC message as the sender wrote them, so that a request whose params the
  * gateway passes on unchanged goes to a stdio hook without being parsed into objects and
@@ -76,10 +90,10 @@ export function trailingParams(message: string): string | undefined {
   const at = topLevelMember(message, 'params');
   if (at === undefined || at.key !== literal) return undefined;
   let end = message.length - 1;
-  while (end > at.value && isSpace(message.charCodeAt(end))) end--;
+  while (end > at.value && isJsonSpace(message.charCodeAt(end))) end--;
   if (message.charCodeAt(end) !== CLOSE_OBJECT) return undefined;
   end--;
-  while (end > at.value && isSpace(message.charCodeAt(end))) end--;
+  while (end > at.value && isJsonSpace(message.charCodeAt(end))) end--;
   if (message.charCodeAt(end) !== CLOSE_OBJECT || message.charCodeAt(at.value) !== OPEN_OBJECT)
     return undefined;
   return message.slice(at.value, end + 1);
@@ -88,24 +102,24 @@ export function trailingParams(message: string): string | undefined {
 /** Where the first top-level member named `name` starts (its key) and where its value starts. */
 function topLevelMember(message: string, name: string): { key: number; value: number } | undefined {
   const n = message.length;
-  let i = skipSpace(message, 0);
+  let i = skipJsonSpace(message, 0);
   if (message.charCodeAt(i) !== OPEN_OBJECT) return undefined;
-  i = skipSpace(message, i + 1);
+  i = skipJsonSpace(message, i + 1);
   while (i < n) {
     if (message.charCodeAt(i) !== QUOTE) return undefined;
     const keyEnd = closingQuote(message, i + 1);
     if (keyEnd < 0) return undefined;
     const key = i;
     const keyName = keyText(message, i, keyEnd);
-    i = skipSpace(message, keyEnd + 1);
+    i = skipJsonSpace(message, keyEnd + 1);
     if (message.charCodeAt(i) !== COLON) return undefined;
-    const value = skipSpace(message, i + 1);
+    const value = skipJsonSpace(message, i + 1);
     if (keyName === name) return { key, value };
     const end = skipValue(message, value);
     if (end < 0) return undefined;
-    i = skipSpace(message, end);
+    i = skipJsonSpace(message, end);
     if (message.charCodeAt(i) !== COMMA) return undefined;
-    i = skipSpace(message, i + 1);
+    i = skipJsonSpace(message, i + 1);
   }
   return undefined;
 }
@@ -117,19 +131,19 @@ function topLevelMember(message: string, name: string): { key: number; value: nu
  */
 export function locateParams(message: string): string | undefined {
   const n = message.length;
-  let i = skipSpace(message, 0);
+  let i = skipJsonSpace(message, 0);
   if (message.charCodeAt(i) !== OPEN_OBJECT) return undefined;
   let found: string | undefined;
-  i = skipSpace(message, i + 1);
+  i = skipJsonSpace(message, i + 1);
   if (message.charCodeAt(i) === CLOSE_OBJECT) return undefined;
   while (i < n) {
     if (message.charCodeAt(i) !== QUOTE) return undefined;
     const keyEnd = closingQuote(message, i + 1);
     if (keyEnd < 0) return undefined;
     const key = keyText(message, i, keyEnd);
-    i = skipSpace(message, keyEnd + 1);
+    i = skipJsonSpace(message, keyEnd + 1);
     if (message.charCodeAt(i) !== COLON) return undefined;
-    const start = skipSpace(message, i + 1);
+    const start = skipJsonSpace(message, i + 1);
     const end = skipValue(message, start);
     if (end < 0) return undefined;
     if (key === 'params') {
@@ -137,32 +151,13 @@ export function locateParams(message: string): string | undefined {
       if (message.charCodeAt(start) !== OPEN_OBJECT) return undefined;
       found = message.slice(start, end);
     }
-    i = skipSpace(message, end);
+    i = skipJsonSpace(message, end);
     const c = message.charCodeAt(i);
     if (c === CLOSE_OBJECT) return found;
     if (c !== COMMA) return undefined;
-    i = skipSpace(message, i + 1);
+    i = skipJsonSpace(message, i + 1);
   }
   return undefined;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function skipSpace(text: string, from: number): number {
-  let i = from;
-  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
-  return i;
 }
 
 /** Index just past the value that starts at `from`, or -1. */
@@ -191,31 +186,8 @@ function skipValue(text: string, from: number): number {
   let i = from;
   while (i < text.length) {
     const d = text.charCodeAt(i);
-    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY || isSpace(d)) break;
+    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY || isJsonSpace(d)) break;
     i++;
   }
   return i === from ? -1 : i;
-}
-
-/** Index of the quote that ends the string whose content starts at `from`, or -1. */
-function closingQuote(text: string, from: number): number {
-  let at = text.indexOf('"', from);
-  while (at >= 0) {
-    let backslashes = 0;
-    for (let j = at - 1; j >= from && text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
-    if (backslashes % 2 === 0) return at;
-    at = text.indexOf('"', at + 1);
-  }
-  return -1;
-}
-
-/** A key as JSON.parse reads it: `"par\u0061ms"` is `params`. */
-function keyText(text: string, start: number, end: number): string {
-  const raw = text.slice(start + 1, end);
-  if (raw.indexOf('\\') < 0) return raw;
-  try {
-    return JSON.parse(text.slice(start, end + 1)) as string;
-  } catch {
-    return raw;
-  }
 }

@@ -1,3 +1,15 @@
+import {
+  QUOTE,
+  COLON,
+  OPEN_OBJECT,
+  CLOSE_OBJECT,
+  OPEN_ARRAY,
+  CLOSE_ARRAY,
+  closingQuote,
+  keyText,
+  isJsonSpace,
+} from './json-scan.js';
+
 /**
  * The first key that appears twice in one object of a JSON text (compared after unescaping, as
  * every parser compares them), or undefined. Parsers disagree on such text: JSON.parse keeps the
@@ -41,43 +53,14 @@ export function findDuplicateKey(text: string): string | undefined {
 
 const SHORT = 16;
 const ARRAY = Symbol('array');
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-
-/** Index of the quote that ends the string whose content starts at `from`, or -1. */
-function closingQuote(text: string, from: number): number {
-  let at = text.indexOf('"', from);
-  while (at >= 0) {
-    let backslashes = 0;
-    for (let j = at - 1; j >= from && text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
-    if (backslashes % 2 === 0) return at;
-    at = text.indexOf('"', at + 1);
-  }
-  return -1;
-}
 
 /** A string is a key when the next character that is not JSON whitespace is a colon. */
 function isKey(text: string, from: number): boolean {
   if (text.charCodeAt(from) === COLON) return true;
   for (let j = from; j < text.length; j++) {
     const c = text.charCodeAt(j);
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (isJsonSpace(c)) continue;
     return c === COLON;
   }
   return false;
-}
-
-function keyText(text: string, start: number, end: number): string {
-  const raw = text.slice(start + 1, end);
-  if (raw.indexOf('\\') < 0) return raw;
-  try {
-    return JSON.parse(text.slice(start, end + 1)) as string;
-  } catch {
-    return raw;
-  }
 }
