@@ -1,6 +1,7 @@
 import { TOKEN_ENV } from '../bridge/options.js';
 import type { ShimHost, ShimOutput } from '../dialects/command-shim.js';
 import { postJson } from './post-json.js';
+import { readInputCapped } from './read-input.js';
 
 /**
  * One command-hook firing of Codex, Copilot CLI or Gemini CLI: the host's JSON from stdin → the
@@ -30,18 +31,6 @@ export interface CommandHookOptions {
 
 /** An answer is a few hundred bytes; a gateway answering more than this is not answering. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
-
-async function readCapped(input: AsyncIterable<Buffer | string>, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of input) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += b.length;
-    if (size > max) throw new Error(`input is over ${max} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 function errorText(status: number, text: string): string {
   // Only the gateway's own answer may decide: a redirect (to wherever) is never followed.
@@ -82,7 +71,7 @@ export async function runCommandHook(
     return await Promise.race([
       deadline,
       (async () => {
-        text = await readCapped(input, opts.maxInputBytes);
+        text = await readInputCapped(input, opts.maxInputBytes);
         if (opts.token === '' || /\s/.test(opts.token))
           return failure(host, opts, `${TOKEN_ENV} is not set (or not a single token)`, text);
         // node:http, not fetch: this runs once per tool call, and fetch's start-up costs more than the rest.

@@ -1,5 +1,6 @@
 import { TOKEN_ENV } from '../bridge/options.js';
 import { postJson } from './post-json.js';
+import { readInputCapped } from './read-input.js';
 
 /**
  * One Hermes shell-hook firing: Hermes's JSON from stdin → the gateway's hermes route → what Hermes
@@ -32,19 +33,6 @@ export interface HermesHookResult {
   code: 0 | 2;
   stdout: string;
   stderr: string;
-}
-
-/** Reads a stream to its end, refusing more than `max` bytes. */
-async function readCapped(input: AsyncIterable<Buffer | string>, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of input) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += b.length;
-    if (size > max) throw new Error(`input is over ${max} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The event name, when the input says one (only to shape a fail-closed answer). */
@@ -115,7 +103,7 @@ export async function runHermesHook(
     return await Promise.race([
       deadline,
       (async () => {
-        const text = await readCapped(input, opts.maxInputBytes);
+        const text = await readInputCapped(input, opts.maxInputBytes);
         event = eventOf(text);
         if (opts.token === '' || /\s/.test(opts.token))
           return failure(opts, `${TOKEN_ENV} is not set (or not a single token)`, event);
