@@ -311,10 +311,13 @@ describe('stdio backend: spawning', () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookgate-stdio-'));
     const path = join(dir, 'hook.sh');
     // Unsandboxed: the shell script runs SCRIPT, which is outside what a sandboxed hook is shown.
-    const g = await startTestGateway({
-      server,
-      tenants: { acme: tenantDoc({ late: { ...hook(), backend: { type: 'stdio', command: [path] } } }) },
-    });
+    const g = await startTestGateway(
+      {
+        server,
+        tenants: { acme: tenantDoc({ late: { ...hook(), backend: { type: 'stdio', command: [path] } } }) },
+      },
+      { waitForHooks: false },
+    );
     try {
       expect((await fetch(`${g.url}/readyz`)).status).toBe(503);
       await writeFile(path, `#!/bin/sh\nexec "${process.execPath}" "${SCRIPT}"\n`, { mode: 0o755 });
@@ -332,13 +335,16 @@ describe.skipIf(SKIP_SANDBOX)(`stdio backend: a hook deployed late, sandboxed${s
     const path = join(dir, 'hook.mjs');
     // mkdtemp makes a 0700 directory; as root the sandboxed hook runs as uid 65534 and must get in.
     await chmod(dir, 0o755);
-    const g = await startTestGateway({
-      tenants: {
-        acme: tenantDoc({
-          late: { ...hook(), backend: { type: 'stdio', command: [process.execPath, path] } },
-        }),
+    const g = await startTestGateway(
+      {
+        tenants: {
+          acme: tenantDoc({
+            late: { ...hook(), backend: { type: 'stdio', command: [process.execPath, path] } },
+          }),
+        },
       },
-    });
+      { waitForHooks: false },
+    );
     try {
       expect((await fetch(`${g.url}/readyz`)).status).toBe(503);
       await copyFile(SCRIPT, path);

@@ -27,13 +27,11 @@ describe.each(transcriptFiles())('replaying %s through the gateway', (file) => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    gw = await startTestGateway({ tenants: { acme: tenantDoc({ [hookName]: trustedTranscriptHook(t) }) } });
-    // The hook is a real (sandboxed) process: on a loaded machine its start can take longer than a
-    // call's deadline, and a call before it is up gets the failure answer, not the transcript's.
     // A hook whose hello fails never becomes ready; its transcript expects exactly that.
-    if (!helloFails(t)) {
-      await gw.ready();
-    }
+    gw = await startTestGateway(
+      { tenants: { acme: tenantDoc({ [hookName]: trustedTranscriptHook(t) }) } },
+      { waitForHooks: !helloFails(t) },
+    );
   }, 90_000);
   afterAll(() => gw?.close());
 
@@ -72,10 +70,13 @@ describe('a hook whose hello fails (03-handshake-error)', () => {
   let gw: TestGateway;
   beforeAll(async () => {
     const t = loadTranscript('03-handshake-error.jsonl');
-    gw = await startTestGateway({
-      server: { admin_token: 'env:HOOKGATE_REPLAY_ADMIN' },
-      tenants: { acme: tenantDoc({ h: { ...trustedTranscriptHook(t), on_failure: 'closed' } }) },
-    });
+    gw = await startTestGateway(
+      {
+        server: { admin_token: 'env:HOOKGATE_REPLAY_ADMIN' },
+        tenants: { acme: tenantDoc({ h: { ...trustedTranscriptHook(t), on_failure: 'closed' } }) },
+      },
+      { waitForHooks: false },
+    );
   });
   afterAll(() => gw?.close());
 

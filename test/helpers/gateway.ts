@@ -39,9 +39,10 @@ export interface TestGateway extends RunningGateway {
   /**
    * Resolves once `/readyz` says every backend is up. A stdio hook is a real (sandboxed) process:
    * on a loaded machine it can start after a call's deadline, and a call before then gets the
-   * failure answer instead of the hook's.
+   * failure answer instead of the hook's. `only` ("tenant/hook") waits for those alone, beside a
+   * hook that is down on purpose.
    */
-  ready(timeoutMs?: number): Promise<void>;
+  ready(timeoutMs?: number, only?: string[]): Promise<void>;
   token(opts?: { tenant?: string; hooks?: string[]; tools?: string[]; ttlSeconds?: number }): Promise<string>;
   post(tenant: string, hook: string, body: unknown, token?: string): Promise<Response>;
   call(
@@ -78,7 +79,16 @@ export function compileTestConfig(doc: { server?: object; tenants: Record<string
 
 export async function startTestGateway(
   doc: { server?: object; tenants: Record<string, unknown> },
-  start: { wsHighWaterBytes?: number; loadConfig?: () => ReloadedConfig } = {},
+  start: {
+    wsHighWaterBytes?: number;
+    loadConfig?: () => ReloadedConfig;
+    /**
+     * Wait until every hook process said hello before returning (the default): a test that calls a
+     * stdio hook before it is up gets the failure answer, not the hook's. `false` for tests about
+     * hooks that are down or not yet up.
+     */
+    waitForHooks?: boolean;
+  } = {},
 ): Promise<TestGateway> {
   const config = compileTestConfig(doc);
   const logs = new LogCapture();
@@ -86,17 +96,29 @@ export async function startTestGateway(
     config,
     baseDir: REPO,
     log: createNodeLogger('debug', logs),
-    ...start,
+    wsHighWaterBytes: start.wsHighWaterBytes,
+    loadConfig: start.loadConfig,
   });
   const gw: TestGateway = {
     ...running,
     config,
     logs,
     metricsText: () => fetchMetrics(running.url),
-    async ready(timeoutMs = 60_000) {
+    async ready(timeoutMs = 60_000, only?: string[]) {
       const until = Date.now() + timeoutMs;
-      while ((await fetch(`${running.url}/readyz`)).status !== 200) {
-        if (Date.now() > until) throw new Error(`backends not ready after ${timeoutMs} ms`);
+      for (;;) {
+        let res = await fetch(`${running.url}/readyz`, {
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        });
+        // A config with its own admin token: without details, only "all ready" can be waited for.
+        if (res.status === 401 || res.status === 403) res = await fetch(`${running.url}/readyz`);
+        if (res.status === 200) return;
+        const body = (await res.json()) as { not_ready?: string[] };
+        const down = body.not_ready ?? ['(the hooks: /readyz gave no details)'];
+        const waiting = only && body.not_ready ? down.filter((h) => only.includes(h)) : down;
+        if (waiting.length === 0) return;
+        if (Date.now() > until)
+          throw new Error(`hooks not ready after ${timeoutMs} ms: ${waiting.join(', ')}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -129,5 +151,7 @@ export async function startTestGateway(
       return body;
     },
   };
+  // Below the suite's hookTimeout (30 s), so a hook that never comes up fails with this message.
+  if (start.waitForHooks !== false) await gw.ready(25_000);
   return gw;
 }

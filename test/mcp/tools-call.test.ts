@@ -19,25 +19,30 @@ const rec = (extra: object = {}) => ({
 });
 
 beforeAll(async () => {
-  gw = await startTestGateway({
-    tenants: {
-      acme: tenantDoc({
-        weather: {
-          backend: { type: 'stdio', command: ['python3', 'examples/weather_hook.py'] },
-          tools: ['get_weather'],
-        },
-        rec: rec(),
-        closed: rec({ on_failure: 'closed' }),
-        // A process that exits at once: the backend is down.
-        down: {
-          backend: { type: 'stdio', command: ['false'] },
-          tools: ['lookup'],
-          timeout_ms: DEADLINE_MS,
-        },
-        llmonly: rec({ modes: ['llm'] }),
-      }),
+  gw = await startTestGateway(
+    {
+      tenants: {
+        acme: tenantDoc({
+          weather: {
+            backend: { type: 'stdio', command: ['python3', 'examples/weather_hook.py'] },
+            tools: ['get_weather'],
+          },
+          rec: rec(),
+          closed: rec({ on_failure: 'closed' }),
+          // A process that exits at once: the backend is down.
+          down: {
+            backend: { type: 'stdio', command: ['false'] },
+            tools: ['lookup'],
+            timeout_ms: DEADLINE_MS,
+          },
+          llmonly: rec({ modes: ['llm'] }),
+        }),
+      },
     },
-  });
+    { waitForHooks: false },
+  );
+  // `down` never comes up; the Python hook must be up before its calls.
+  await gw.ready(25_000, ['acme/weather']);
 });
 
 afterAll(() => gw?.close());
