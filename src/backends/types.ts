@@ -14,7 +14,7 @@ import { HookgateError } from '../lib/errors.js';
 export interface HookBackend {
   readonly kind: 'stdio' | 'module' | 'http';
   start(): Promise<void>;
-  call(method: string, params: unknown, timeoutMs: number): Promise<unknown>;
+  call(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): Promise<unknown>;
   notify(method: string, params: unknown): void;
   /** True when calls can be served now (process up, module loaded). */
   ready(): boolean;
@@ -27,6 +27,12 @@ export interface HookBackend {
   starts?(): number;
   /** Tool definitions the hook declares up front (an SDK hook in this process); absent where none. */
   declaredTools?(): readonly ToolDefinition[] | undefined;
+}
+
+/** Per-call context a backend may carry to the hook. */
+export interface CallContext {
+  /** W3C trace context of the gateway's span for this hook call (an http backend sends it as a header). */
+  traceparent?: string;
 }
 
 export type BackendErrorCode =

@@ -37,6 +37,8 @@ export interface Decision {
   method: string;
   tool?: string;
   requestId?: string;
+  /** The W3C traceparent the host sent with the call, if any. */
+  traceparent?: string;
   /** The token's `tools` claim, which narrows the hook's tools for this call. */
   tokenTools?: readonly string[];
   /** The revision of the config that decided (GatewayConfig.revision). */
@@ -58,6 +60,8 @@ export interface Decision {
   failure?: { code: string; why: string; onFailure: 'open' | 'closed' };
   /** performance.now() when the call path took the call, and the time spent waiting for the hook. */
   startedAt: number;
+  /** performance.now() when the hook was asked; absent when it was not. */
+  hookStartedAt?: number;
   hookMs: number;
   /** Total time through the gateway, set when the decision is final. */
   totalMs: number;

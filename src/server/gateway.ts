@@ -71,6 +71,19 @@ export interface CallOrigin extends HostTraits {
    * `{}` for a refused approval, which PicoClaw's terms call `continue`).
    */
   describeAnswer?: (answer: Record<string, unknown>) => string;
+  /** The W3C `traceparent` the host sent with the call (a header), if any: the call's parent span. */
+  traceparent?: string;
+}
+
+/**
+ * Follows each call for tracing: told when the hook is asked (answering the trace context to send
+ * it) and when the call's decision is final. Optional; the call path does no tracing work without it.
+ */
+export interface CallTracer {
+  /** The hook is being asked now: the `traceparent` to send it (its span's context), if any. */
+  hookStarted(decision: Decision): string | undefined;
+  /** The decision is final (every field set): the call's spans can end. */
+  decided(decision: Decision): void;
 }
 
 /** Told when a call was answered by the hook's failure mode instead of by the hook. */
@@ -90,6 +103,8 @@ export interface GatewayDeps {
   limits?: LimitGate;
   /** Where decision records go (server.decisions); without it none are written. */
   decisions?: DecisionLog;
+  /** Spans per call (server.tracing); without it none are made. */
+  tracer?: CallTracer;
 }
 
 /** Extra time the gateway gives a backend beyond its own deadline before answering for it. */
@@ -172,6 +187,7 @@ export class Gateway {
     msg: JsonRpcMessage,
     requestId: string | undefined,
     refusals: 'return',
+    traceparent?: string,
   ): Promise<string | null | Refusal>;
   async respond(
     principal: Principal,
@@ -179,11 +195,12 @@ export class Gateway {
     msg: JsonRpcMessage,
     requestId?: string,
     refusals?: 'return',
+    traceparent?: string,
   ): Promise<string | null | Refusal> {
     const immediate = this.route(principal, hook, msg);
     if (immediate !== undefined) return immediate === null ? null : this.serialise(hook, '', immediate);
     const { id, method, params } = msg as { id: JsonRpcId; method: string; params: Record<string, unknown> };
-    const origin: CallOrigin = { dialect: PICOCLAW, requestId };
+    const origin: CallOrigin = { dialect: PICOCLAW, requestId, traceparent };
     const result = await this.admitted(principal, hook, method, params, origin);
     if (!(result instanceof Refusal)) return this.serialise(hook, method, success(id, result));
     if (refusals === 'return') return result;
@@ -348,6 +365,7 @@ export class Gateway {
       method,
       tool: typeof params.tool === 'string' ? params.tool : undefined,
       requestId: origin.requestId,
+      traceparent: origin.traceparent,
       tokenTools: principal.tools,
       configRevision: this.deps.live.current.config.revision,
       kind: 'passed',
@@ -374,6 +392,7 @@ export class Gateway {
     if (outcome !== undefined) this.countCall(hook, decision.method, outcome);
     this.countDecision(hook, decision);
     if (recorded) log?.record(decision, log.includesBodies(hook.grants.conversationAccess));
+    this.deps.tracer?.decided(decision);
   }
 
   private countDecision(hook: HookRuntime, decision: Decision): void {
@@ -479,12 +498,19 @@ export class Gateway {
     const timeoutMs = method === Method.ApproveTool ? hook.approvalTimeoutMs : hook.timeoutMs;
     let raw: unknown;
     const asked = performance.now();
+    decision.hookStartedAt = asked;
     try {
       if (!backend) throw new BackendError('BACKEND_UNAVAILABLE', 'no backend');
+      const traceparent = this.deps.tracer?.hookStarted(decision);
       // Counted, so a backend a reload retires is closed only after its calls are answered.
       live.callStarted(backend);
       try {
-        const pending = backend.call(method, shown, timeoutMs);
+        const pending = backend.call(
+          method,
+          shown,
+          timeoutMs,
+          traceparent === undefined ? undefined : { traceparent },
+        );
         // A module backend keeps its own deadline in this process (and aborts the hook's signal at
         // it), and a stdio backend's peer fails every call at its deadline by a timer of its own;
         // an HTTP backend gets a guard in case its I/O never settles. (A second timer and a
