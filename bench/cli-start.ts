@@ -53,7 +53,7 @@ for (const dir of CLI_DIRS) {
 }
 
 function binOf(dir: string): string {
-  return join(dir, 'dist/src/node/bin.js');
+  return join(dir, 'dist/src/node/cli/bin.js');
 }
 
 interface Sample {
@@ -185,7 +185,7 @@ function npxProject(dir: string): string {
   const project = mkdtempSync(join(tmpdir(), 'hookgate-npx-'));
   mkdirSync(join(project, 'node_modules/.bin'), { recursive: true });
   symlinkSync(dir, join(project, 'node_modules/hookgate'));
-  symlinkSync('../hookgate/dist/src/node/bin.js', join(project, 'node_modules/.bin/hookgate'));
+  symlinkSync('../hookgate/dist/src/node/cli/bin.js', join(project, 'node_modules/.bin/hookgate'));
   // npm's install makes the bin executable; tsc's output is not.
   chmodSync(binOf(dir), 0o755);
   writeFileSync(join(project, 'package.json'), '{"name":"npx-bench","private":true}\n');

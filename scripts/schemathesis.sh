@@ -76,7 +76,7 @@ include-operation-id = "connectHookWebSocket"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "426", "429", "5xx"]
 EOF
 
-hookgate=(node --import tsx src/node/bin.ts)
+hookgate=(node --import tsx src/node/cli/bin.ts)
 
 # Started directly (no subshell in between), so $! is the gateway itself and cleanup stops it.
 "${hookgate[@]}" serve --config "$work/hookgate.yaml" >"$work/gateway.log" 2>&1 &

@@ -28,7 +28,7 @@ export interface StdioBackendOptions {
   /** A hook whose stdin has not drained for this long is killed and restarted; 0: never. */
   stdinStallMs?: number;
   stderr?: Partial<StderrLimits>;
-  /** Rewrites what is spawned just before spawning it: the sandbox (src/node/sandbox.ts). */
+  /** Rewrites what is spawned just before spawning it: the sandbox (src/node/sandbox/sandbox.ts). */
   wrap?: (spec: SpawnSpec) => SpawnSpec;
 }
 

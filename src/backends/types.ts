@@ -81,14 +81,14 @@ export interface SpawnSpec {
   env: Record<string, string | undefined>;
   /**
    * Called once when what was spawned has exited or did not start: the wrapper frees what it made
-   * for this spawn (the hook's cgroup, src/node/sandbox-limits.ts); settles when that is done.
+   * for this spawn (the hook's cgroup, src/node/sandbox/sandbox-limits.ts); settles when that is done.
    */
   release?: () => void | Promise<void>;
   /** Pipes the process gets besides stdin, stdout and stderr: fds 3, 4, … (the sandbox's network). */
   extraPipes?: number;
   /**
    * Runs once the process was spawned and before the hook counts as started: the sandbox attaches
-   * the hook's network here (src/node/sandbox-network.ts). A rejection means the hook did not start.
+   * the hook's network here (src/node/sandbox/sandbox-network.ts). A rejection means the hook did not start.
    */
   attach?: (child: SpawnedProcess) => Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { HookgateError } from '../lib/errors.js';
-import { type FlagSpecs, type FlagValues, parseFlags } from '../node/parse-args.js';
+import { type FlagSpecs, type FlagValues, parseFlags } from '../node/cli/parse-args.js';
 
 /**
  * `hookgate bridge` flags. The token comes only from the environment: argv is visible to every

@@ -108,7 +108,7 @@ const stdioBackend = z
          * services included. The booleans of older configs: true is `outbound`, false `none`.
          */
         network: sandboxNetwork,
-        /** What this hook's processes may hold, together (src/node/sandbox-limits.ts). */
+        /** What this hook's processes may hold, together (src/node/sandbox/sandbox-limits.ts). */
         limits: sandboxLimits,
       })
       .strict()

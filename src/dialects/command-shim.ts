@@ -1,7 +1,7 @@
 /**
  * What `hookgate hook` needs to know of a host to be its fail-closed party: how to block a call
  * with a reason the model reads, on that host. Each host's is a `shim.ts` in its folder that imports
- * nothing, since the shim runs once per tool call and loads only these (test/node/commands).
+ * nothing, since the shim runs once per tool call and loads only these (test/node/cli/commands).
  */
 export interface ShimOutput {
   code: number;

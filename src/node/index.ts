@@ -6,4 +6,4 @@ export { type ReloadedConfig, type RunningGateway, type StartOptions, startGatew
 export { type LoadedConfig, loadConfigFile, nodeSecretResolver } from './config-loader.js';
 export { createNodeLogger } from './logger.js';
 export { type DevTokenOptions, parseTtl, signDevToken } from './token.js';
-export { main } from './cli.js';
+export { main } from './cli/cli.js';

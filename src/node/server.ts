@@ -23,9 +23,9 @@ import { readDocsAssets } from './docs-assets.js';
 import { trackHttpInFlight } from './http-in-flight.js';
 import { collectProcessMetrics } from './process-metrics.js';
 import { resolvePath } from './config-loader.js';
-import { redisLimiterFactory } from './redis-limiter.js';
-import { hookSandboxes } from './hook-sandboxes.js';
-import { SandboxViews } from './sandbox-views.js';
+import { redisLimiterFactory } from './redis/redis-limiter.js';
+import { hookSandboxes } from './sandbox/hook-sandboxes.js';
+import { SandboxViews } from './sandbox/sandbox-views.js';
 import { createNodeLogger } from './logger.js';
 import { attachWebSocket, upgradeWebSocket } from './websocket.js';
 

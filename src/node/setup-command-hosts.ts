@@ -7,7 +7,7 @@ import { codexConfigToml } from '../dialects/codex/setup.js';
 import type { ShimEntry, ShimEvents } from '../dialects/command-setup.js';
 import { copilotHooksJson } from '../dialects/copilot/setup.js';
 import { geminiSettings } from '../dialects/gemini/setup.js';
-import { shellJoin } from './own-command.js';
+import { shellJoin } from './cli/own-command.js';
 import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
 
 export const COMMAND_SETUP_HOSTS = ['codex', 'copilot', 'gemini'] as const;

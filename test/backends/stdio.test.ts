@@ -56,7 +56,7 @@ const call = (h: string, tool: string, method = 'hook.before_tool') =>
   gw.call(h, method, { tool, arguments: {} });
 
 // These tests name hook processes by their host pid (kill(pid, 0)), which the sandbox's PID
-// namespace hides; test/node/sandbox.test.ts covers crash, restart and shutdown inside the sandbox.
+// namespace hides; test/node/sandbox/sandbox.test.ts covers crash, restart and shutdown inside the sandbox.
 const server = { sandbox: 'off' };
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisClient } from '../../src/node/redis-client.js';
+import { RedisClient } from '../../src/node/redis/redis-client.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { redisNote, SKIP_REDIS, startRedis, type TestRedis } from '../helpers/redis.js';
 import { makeTestPki, type TestPki } from '../helpers/tls-certs.js';

@@ -31,7 +31,7 @@ const stdio = (extra: Record<string, unknown> = {}) => ({
 function doc(hooks: Record<string, unknown>, opts: { k2?: boolean; port?: number } = {}) {
   return {
     // Unsandboxed: the test tells hook processes apart by their host pids (in the sandbox's own PID
-    // namespace every hook is pid 2); test/node/sandbox.test.ts covers restarts under the sandbox.
+    // namespace every hook is pid 2); test/node/sandbox/sandbox.test.ts covers restarts under the sandbox.
     server: {
       port: opts.port ?? 0,
       admin_token: 'env:HOOKGATE_ADMIN_TOKEN',

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { main } from '../../src/node/cli.js';
+import { main } from '../../src/node/cli/cli.js';
 
 /** `hookgate <argv…>` in this process, with streams of its own: the exit code and what it wrote. */
 export async function runCli(

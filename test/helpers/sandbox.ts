@@ -1,4 +1,4 @@
-import { detectSandbox } from '../../src/node/sandbox.js';
+import { detectSandbox } from '../../src/node/sandbox/sandbox.js';
 
 /**
  * Whether the stdio sandbox (bubblewrap) works here. Tests that need it skip, with the reason, when

@@ -10,5 +10,5 @@ export const HOOKGATE_ARGV = [
   process.execPath,
   '--import',
   pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(REPO, 'src/node/bin.ts'),
+  join(REPO, 'src/node/cli/bin.ts'),
 ];

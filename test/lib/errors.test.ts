@@ -10,8 +10,8 @@ import { ConfigError } from '../../src/config/errors.js';
 import { PeerError } from '../../src/core/peer.js';
 import { WebhookSecretError } from '../../src/core/webhook-signature.js';
 import { HookgateError } from '../../src/lib/errors.js';
-import { UsageError } from '../../src/node/commands/command.js';
-import { RedisReplyError } from '../../src/node/redis-client.js';
+import { UsageError } from '../../src/node/cli/commands/command.js';
+import { RedisReplyError } from '../../src/node/redis/redis-client.js';
 import { BadAnswer } from '../../src/policy/enforce-tool.js';
 
 const SRC = new URL('../../src', import.meta.url).pathname;

@@ -5,7 +5,7 @@ import { LocalLimiter } from '../../src/limits/local.js';
 import { RedisLimiter } from '../../src/limits/redis.js';
 import { type Admission, Refusal } from '../../src/limits/types.js';
 import { createNodeLogger } from '../../src/node/logger.js';
-import { RedisClient } from '../../src/node/redis-client.js';
+import { RedisClient } from '../../src/node/redis/redis-client.js';
 import { Metrics } from '../../src/server/metrics.js';
 import { LogCapture } from '../helpers/gateway.js';
 import { freePort, redisNote, SKIP_REDIS, startRedis, type TestRedis } from '../helpers/redis.js';

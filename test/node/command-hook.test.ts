@@ -67,10 +67,14 @@ beforeEach(() => {
 });
 
 function shim(args: string[], stdin: string | null, env: Record<string, string | undefined> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'src/node/bin.ts'), 'hook', ...args], {
-    cwd: REPO,
-    env: { ...process.env, HOOKGATE_TOKEN: token, ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(REPO, 'src/node/cli/bin.ts'), 'hook', ...args],
+    {
+      cwd: REPO,
+      env: { ...process.env, HOOKGATE_TOKEN: token, ...env },
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (b) => {

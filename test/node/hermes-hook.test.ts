@@ -58,7 +58,7 @@ function hermesHook(args: string[], stdin: string, env: Record<string, string | 
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(REPO, 'src/node/bin.ts'), 'hermes-hook', ...args],
+    ['--import', 'tsx', join(REPO, 'src/node/cli/bin.ts'), 'hermes-hook', ...args],
     {
       cwd: REPO,
       env: { ...process.env, HOOKGATE_TOKEN: token, ...env },

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownCommand, shellJoin } from '../../src/node/own-command.js';
+import { ownCommand, shellJoin } from '../../src/node/cli/own-command.js';
 import { runCli } from '../helpers/cli.js';
 import { exchange } from '../helpers/command-host-fixtures.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';

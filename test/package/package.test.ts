@@ -68,7 +68,7 @@ describe('the packed tarball', () => {
     const listed = await sh('tar', ['-tzf', tarball], work);
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/LICENSE');
-    expect(files).toContain('package/dist/src/node/bin.js');
+    expect(files).toContain('package/dist/src/node/cli/bin.js');
     expect(files).toContain('package/dist/src/sdk/stdio.d.ts');
     expect(files).toContain('package/schemas/decision-record.v1.json');
     expect(files.filter((f) => /^package\/(test|bench|\.ci|src|scripts)\//.test(f))).toEqual([]);
@@ -412,7 +412,7 @@ const bad: number = defineHook;
     const picoclaw = await setup('picoclaw');
     expect(picoclaw.code, picoclaw.stderr).toBe(0);
     const command: string[] = JSON.parse(picoclaw.stdout).hooks.processes.weather.command;
-    expect(command[1]).toBe(join(app, 'node_modules/hookgate/dist/src/node/bin.js'));
+    expect(command[1]).toBe(join(app, 'node_modules/hookgate/dist/src/node/cli/bin.js'));
     const answered = await new Promise<string>((resolve) => {
       const c = spawn(command[0], command.slice(1), {
         cwd: app,

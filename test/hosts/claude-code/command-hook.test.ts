@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { shellJoin } from '../../../src/node/own-command.js';
+import { shellJoin } from '../../../src/node/cli/own-command.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { HOOKGATE_ARGV } from '../hookgate-argv.js';

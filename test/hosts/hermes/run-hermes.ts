@@ -19,7 +19,7 @@ export const hermesInstalled = existsSync(HERMES_BIN);
  * `hookgate` as Hermes runs it here: this checkout through tsx (Hermes splits it without a shell),
  * tsx named by path so it loads from any working directory.
  */
-export const HOOKGATE_COMMAND = `${process.execPath} --import ${pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href} ${join(REPO, 'src/node/bin.ts')}`;
+export const HOOKGATE_COMMAND = `${process.execPath} --import ${pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href} ${join(REPO, 'src/node/cli/bin.ts')}`;
 
 export interface HooksTestRun {
   code: number | null;
