@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // workerd and the real hosts have their own configs (vitest.workers.config.ts, vitest.hosts.config.ts).
-    exclude: ['test/worker/**', 'test/hosts/**', 'node_modules/**'],
+    exclude: ['test/worker/**', 'test/real-hosts/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests spawn real processes and sockets; two cores are all CI has.

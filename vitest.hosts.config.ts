@@ -1,5 +1,5 @@
 /**
- * The real-host suites: test/hosts/<host>/** drive the hosts' real binaries (PicoClaw, Claude Code,
+ * The real-host suites: test/real-hosts/<host>/** drive the hosts' real binaries (PicoClaw, Claude Code,
  * OpenClaw, Hermes, Codex, Copilot CLI, Gemini CLI) against a gateway on 127.0.0.1. They need the hosts installed first
  * (`bash scripts/hosts/install.sh`, into a cache outside the repo); a suite whose host is not
  * installed fails under CI and is skipped, with the reason, elsewhere.
@@ -13,7 +13,7 @@ const results = process.env.HOOKGATE_TEST_RESULTS;
 
 export default defineConfig({
   test: {
-    include: ['test/hosts/**/*.test.ts'],
+    include: ['test/real-hosts/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     // Each host is a heavy process; one suite at a time on two cores.

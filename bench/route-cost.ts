@@ -52,6 +52,8 @@ interface Route {
   body: () => string;
   /** A path that answers fast by failing must not look fast. */
   expect: string;
+  /** Headers of its own (the MCP route's accept and protocol version). */
+  headers?: Record<string, string>;
 }
 
 const OPENCLAW_CTX = { agentId: 'main', sessionKey: 'agent:main:main', runId: 'run-bench-1' };
@@ -99,6 +101,14 @@ const ROUTES: Record<string, Route> = {
       }),
     expect: '"block"',
   },
+  // MCP tools/call on the stateless route, as a 2025-11-25 client sends it after initialize.
+  mcp: {
+    path: '/mcp',
+    body: () =>
+      `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Berlin"}}}`,
+    expect: '"content":[{"type":"text"',
+    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+  },
 };
 
 async function call(route: Route): Promise<void> {
@@ -111,6 +121,7 @@ async function call(route: Route): Promise<void> {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),
         authorization: `Bearer ${token}`,
+        ...route.headers,
       },
     }),
   );

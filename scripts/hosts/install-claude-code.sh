@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Claude Code (npm @anthropic-ai/claude-code, pinned here and only here) for the
-# test/hosts/claude-code suite, into $HOOKGATE_HOSTS_DIR/claude-code-<version>. The npm package
+# test/real-hosts/claude-code suite, into $HOOKGATE_HOSTS_DIR/claude-code-<version>. The npm package
 # carries the native binary in its platform package (@anthropic-ai/claude-code-<os>-<arch>), an
 # optional dependency npm picks for this machine. Idempotent: skips when the pinned version runs.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs OpenAI Codex CLI (npm @openai/codex, pinned here and only here) for the
-# test/hosts/codex suite, into $HOOKGATE_HOSTS_DIR/codex-<version>. The npm package carries the
+# test/real-hosts/codex suite, into $HOOKGATE_HOSTS_DIR/codex-<version>. The npm package carries the
 # native binary in its platform package (@openai/codex-<os>-<arch>), an optional dependency npm
 # picks for this machine. Idempotent: skips when the pinned version runs.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs GitHub Copilot CLI (npm @github/copilot, pinned here and only here) for the
-# test/hosts/copilot suite, into $HOOKGATE_HOSTS_DIR/copilot-<version>. The npm package carries the
+# test/real-hosts/copilot suite, into $HOOKGATE_HOSTS_DIR/copilot-<version>. The npm package carries the
 # native binary in its platform package (@github/copilot-<os>-<arch>), an optional dependency npm
 # picks for this machine. Idempotent: skips when the pinned version runs.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Gemini CLI (npm @google/gemini-cli, pinned here and only here) for the
-# test/hosts/gemini suite, into $HOOKGATE_HOSTS_DIR/gemini-<version>. A JavaScript bundle run by the
+# test/real-hosts/gemini suite, into $HOOKGATE_HOSTS_DIR/gemini-<version>. A JavaScript bundle run by the
 # node on PATH. Idempotent: skips when the pinned version runs.
 set -euo pipefail
 VERSION="0.61.0"

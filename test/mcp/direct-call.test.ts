@@ -1,0 +1,175 @@
+/**
+ * The route answers a plain 2025-era tools/call without the SDK (src/mcp/direct-call.ts). Every
+ * request here goes through the service twice, with that answer and with the SDK alone, and the
+ * two answers must be the same bytes, status and content type; the hook must be asked exactly
+ * once either way. The requests cover the plain shape and its near misses, the outcomes every
+ * answer kind the handler produces (text, error text, media, unknown tool, a limit, a throw).
+ */
+import { describe, expect, it } from 'vitest';
+import { plainToolCall } from '../../src/mcp/direct-call.js';
+import { InjectedToolsCache } from '../../src/mcp/injected-tools.js';
+import type { HookCallOutcome, McpHookPort } from '../../src/mcp/port.js';
+import { type McpAnswer, mcpService } from '../../src/mcp/server.js';
+
+type Outcome = HookCallOutcome | 'throw';
+
+function port(outcome: Outcome, asked: { n: number }): McpHookPort {
+  return {
+    hook: 'rec',
+    tools: new Set(['lookup']),
+    configured: new Map(),
+    declared: () => undefined,
+    admits: (params) => params.tool === 'lookup',
+    async beforeTool() {
+      asked.n++;
+      if (outcome === 'throw') throw new Error('backend exploded');
+      return outcome;
+    },
+  };
+}
+
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+
+function request(body: string, headers: Record<string, string | undefined>): Request {
+  const h: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) h[k] = v;
+  return new Request('http://127.0.0.1/v1/tenants/acme/hooks/rec/mcp', { method: 'POST', body, headers: h });
+}
+
+async function answerOf(a: McpAnswer) {
+  if ('limited' in a) return { limited: a.limited };
+  return {
+    status: a.response.status,
+    type: a.response.headers.get('content-type'),
+    body: await a.response.text(),
+  };
+}
+
+async function both(body: unknown, outcome: Outcome, headers: Record<string, string | undefined> = HEADERS) {
+  const text = JSON.stringify(body);
+  const out = [];
+  for (const direct of [true, false]) {
+    const service = mcpService(new InjectedToolsCache(), { direct });
+    const asked = { n: 0 };
+    const answer = await service.serve(
+      request(text, headers),
+      JSON.parse(text),
+      port(outcome, asked),
+      'req-1',
+    );
+    out.push({ answer: await answerOf(answer), asked: asked.n });
+    await service.close();
+  }
+  return { direct: out[0], sdk: out[1] };
+}
+
+const call = (params: unknown, extra: object = {}) => ({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params,
+  ...extra,
+});
+const ANSWER = (result: object): Outcome => ({ answer: { action: 'respond', result } });
+
+describe('a plain tools/call answered without the SDK', () => {
+  const outcomes: [string, Outcome][] = [
+    ['text', ANSWER({ for_llm: 'Sunny, 21°C in "Berlin" \u2028 ✓' })],
+    ['is_error', ANSWER({ for_llm: 'no such city', is_error: true })],
+    ['media', ANSWER({ for_llm: 'a map', media: ['data:image/png;base64,AAAA', 'media://x/map.png'] })],
+    ['continue (not answered)', { answer: { action: 'continue' } }],
+    ['failure', { answer: { action: 'continue' }, failure: 'timeout' }],
+    ['limited', { limited: { limit: 'hook_rate', retryAfterMs: 250 } }],
+    ['a throwing backend', 'throw'],
+  ];
+  for (const [name, outcome] of outcomes) {
+    it(`answers ${name} as the SDK does`, async () => {
+      const { direct, sdk } = await both(call({ name: 'lookup', arguments: { q: 'x' } }), outcome);
+      expect(direct).toEqual(sdk);
+      expect(direct.asked).toBe(1);
+    });
+  }
+
+  it('answers an unknown tool as the SDK does, without asking the hook', async () => {
+    const { direct, sdk } = await both(call({ name: 'nope', arguments: {} }), ANSWER({ for_llm: 'x' }));
+    expect(direct).toEqual(sdk);
+    expect(direct.asked).toBe(0);
+  });
+
+  const ok = ANSWER({ for_llm: 'ok' });
+  const cases: [string, unknown, Record<string, string | undefined>?][] = [
+    ['no arguments', call({ name: 'lookup' })],
+    ['a string id', { ...call({ name: 'lookup', arguments: {} }), id: 'abc' }],
+    [
+      'no protocol header',
+      call({ name: 'lookup', arguments: {} }),
+      { ...HEADERS, 'mcp-protocol-version': undefined },
+    ],
+    [
+      'an older revision',
+      call({ name: 'lookup', arguments: {} }),
+      { ...HEADERS, 'mcp-protocol-version': '2025-03-26' },
+    ],
+    // Near misses: the SDK answers these (some with errors), and the same way both times.
+    [
+      'an unknown revision',
+      call({ name: 'lookup', arguments: {} }),
+      { ...HEADERS, 'mcp-protocol-version': '2099-01-01' },
+    ],
+    [
+      'the modern header',
+      call({ name: 'lookup', arguments: {} }),
+      { ...HEADERS, 'mcp-protocol-version': '2026-07-28' },
+    ],
+    [
+      'accept without SSE',
+      call({ name: 'lookup', arguments: {} }),
+      { ...HEADERS, accept: 'application/json' },
+    ],
+    [
+      'a text body type',
+      call({ name: 'lookup', arguments: {} }),
+      { ...HEADERS, 'content-type': 'text/plain' },
+    ],
+    ['a fractional id', { ...call({ name: 'lookup', arguments: {} }), id: 1.5 }],
+    ['a null id', { ...call({ name: 'lookup', arguments: {} }), id: null }],
+    ['arguments null', call({ name: 'lookup', arguments: null })],
+    ['arguments an array', call({ name: 'lookup', arguments: [1] })],
+    ['a name not a string', call({ name: 42, arguments: {} })],
+    ['_meta with a progress token', call({ name: 'lookup', arguments: {}, _meta: { progressToken: 1 } })],
+    ['an extra member', call({ name: 'lookup', arguments: {} }, { extra: true })],
+    ['jsonrpc 1.0', call({ name: 'lookup', arguments: {} }, { jsonrpc: '1.0' })],
+    ['a batch of one', [call({ name: 'lookup', arguments: {} })]],
+  ];
+  for (const [name, body, headers] of cases) {
+    it(`answers ${name} as the SDK does`, async () => {
+      const { direct, sdk } = await both(body, ok, headers);
+      expect(direct).toEqual(sdk);
+    });
+  }
+
+  it('takes the plain shape only', () => {
+    const req = request('', HEADERS);
+    expect(plainToolCall(req, call({ name: 'lookup', arguments: { a: 1 } }))).toEqual({
+      id: 7,
+      name: 'lookup',
+      args: { a: 1 },
+    });
+    expect(plainToolCall(req, call({ name: 'lookup' }, { method: 'tools/list' }))).toBeUndefined();
+    expect(
+      plainToolCall(
+        req,
+        JSON.parse(
+          '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","__proto__":{}}}',
+        ),
+      ),
+    ).toBeUndefined();
+    expect(
+      plainToolCall(request('', { ...HEADERS, 'mcp-method': 'tools/call' }), call({ name: 'lookup' })),
+    ).toBeUndefined();
+  });
+});
