@@ -1,6 +1,7 @@
 import { orderModes } from '../protocol/methods.js';
 import { type ConfigIssue, ConfigError, fromZodIssues } from './errors.js';
 import { compileDecisions } from './decisions.js';
+import { compileTracing } from './tracing.js';
 import { compileToolGrant, grantNames, mergeToolGrants } from './grant-entries.js';
 import { compileLimits } from './limits.js';
 import { compileRedis } from './redis.js';
@@ -102,6 +103,7 @@ export function compileConfig(
   const s = doc.server;
   const { redisUrl, redisTls } = compileRedis(s, resolve, issues);
   const adminToken = compileAdminToken(s.admin_token, resolve, issues);
+  const tracing = compileTracing(s.tracing, resolve, issues);
   if (issues.length > 0) throw new ConfigError(issues);
 
   return {
@@ -118,6 +120,7 @@ export function compileConfig(
       adminToken,
       sandbox: s.sandbox,
       decisions: compileDecisions(s.decisions),
+      tracing,
     },
     revision: configRevision(doc),
     tenants,

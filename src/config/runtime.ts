@@ -1,6 +1,7 @@
 import type { Mode } from '../protocol/methods.js';
 import type { BackendDocument } from './schema.js';
 import type { DecisionSettings } from './decisions.js';
+import type { TracingSettings } from './tracing.js';
 import type { ToolGrant } from './grant-entries.js';
 
 /** Config after validation and secret resolution: what the gateway runs on, built once at load. */
@@ -114,6 +115,8 @@ export interface ServerSettings {
   sandbox: 'auto' | 'required' | 'off';
   /** Where decision records go (server.decisions); applies at start. */
   decisions: DecisionSettings;
+  /** OpenTelemetry spans per call (server.tracing); undefined: off. Applies at start. */
+  tracing?: TracingSettings;
 }
 
 export interface GatewayConfig {

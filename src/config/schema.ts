@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MODES } from '../protocol/methods.js';
 import { decisionsSchema } from './decisions.js';
+import { tracingSchema } from './tracing.js';
 import { grantListSchema } from './grant-entries.js';
 
 /**
@@ -252,6 +253,8 @@ export const serverSchema = z
     sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
     /** One decision record per hook call (src/config/decisions.ts); absent: off. */
     decisions: decisionsSchema.optional(),
+    /** OpenTelemetry spans per hook call over OTLP/HTTP (src/config/tracing.ts); absent: off. */
+    tracing: tracingSchema.optional(),
   })
   .strict();
 
