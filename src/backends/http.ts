@@ -9,7 +9,7 @@ import {
 import { Backoff } from '../lib/backoff.js';
 import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
 import { isResponse, validateEnvelope } from '../protocol/jsonrpc.js';
-import { BackendError, type BackendContext, type HookBackend } from './types.js';
+import { BackendError, type BackendContext, type CallContext, type HookBackend } from './types.js';
 
 export interface HttpBackendOptions {
   /** The upstream endpoint; every call and event is one POST to it. */
@@ -100,12 +100,12 @@ export class HttpBackend implements HookBackend {
     return !this.closed;
   }
 
-  async call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+  async call(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): Promise<unknown> {
     if (this.closed) throw new BackendError('BACKEND_CLOSED', 'backend is closed');
     const id = this.nextId++;
     const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
     const limit = Math.max(0, Math.min(timeoutMs, this.timeoutMs));
-    const text = await this.exchange(body, limit, method, 'call');
+    const text = await this.exchange(body, limit, method, 'call', newWebhookId(), ctx?.traceparent);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -206,6 +206,8 @@ export class HttpBackend implements HookBackend {
     method: string,
     kind: 'call' | 'event',
     webhookId = newWebhookId(),
+    /** The gateway's span for this hook call (W3C Trace Context), sent as the `traceparent` header. */
+    traceparent?: string,
   ): Promise<string> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(TIMED_OUT), timeoutMs);
@@ -222,6 +224,7 @@ export class HttpBackend implements HookBackend {
           // Informational only (not covered by the signature): lets one upstream serve many hooks.
           [TENANT_HEADER]: this.context.tenant,
           [HOOK_HEADER]: this.context.hook,
+          ...(traceparent === undefined ? {} : { traceparent }),
         },
         body,
         // A redirect would send the signed message somewhere the config never named.

@@ -19,6 +19,8 @@ import { type ReloadOutcome, Reloader } from '../server/reload.js';
 import type { WsSession } from '../server/ws-session.js';
 import type { DecisionLog } from '../server/decision-log.js';
 import { nodeDecisionOutput, nodeSha256 } from './decision-output.js';
+import { nodeCallTracer } from './otlp-tracing.js';
+import type { OtelCallTracer } from '../server/tracing/otel-call-tracer.js';
 import { readDocsAssets } from './docs-assets.js';
 import { trackHttpInFlight } from './http-in-flight.js';
 import { collectProcessMetrics } from './process-metrics.js';
@@ -63,6 +65,8 @@ export interface RunningGateway {
   live: LiveConfig;
   /** The decision records' writer: `flush()` resolves once the records so far are written. */
   decisions: DecisionLog;
+  /** The call tracer when server.tracing is on: `forceFlush()` exports the spans so far. */
+  tracer?: OtelCallTracer;
   sessions: ReadonlySet<WsSession>;
   /** Re-reads the config (see StartOptions.loadConfig) and applies it; a bad one changes nothing. */
   reload(): Promise<ReloadOutcome>;
@@ -107,7 +111,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     },
   };
   const decisionOutput = nodeDecisionOutput(config.server.decisions.target, baseDir, log);
-  const { backends, gateway, metrics, live, limiter, decisions } = await assembleGateway(
+  const tracing = config.server.tracing;
+  const { backends, gateway, metrics, live, limiter, decisions, tracer } = await assembleGateway(
     config,
     factories,
     log,
@@ -115,6 +120,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       createLimiter: redisLimiterFactory(config),
       decisionOutput: decisionOutput.output,
       decisionHash: nodeSha256,
+      createTracer: tracing && (({ metrics, log }) => nodeCallTracer(tracing, metrics, log)),
     },
   );
   const stopProcessMetrics = collectProcessMetrics(metrics);
@@ -182,6 +188,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     keepalive.stop();
     await Promise.all(live.allBackends().map((b) => b.close()));
     await limiter.close?.();
+    await tracer?.shutdown().catch(() => {});
     throw listenError(err, host, listenPort);
   }
   attachWebSocket(server as import('node:http').Server, wss, app.fetch, (err) =>
@@ -232,7 +239,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       // sink that hangs must not hold the process).
       let graceTimer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        decisions.flush(),
+        // Spans too: a SIGTERM must not lose the last batch (an export failure is counted, not thrown).
+        Promise.all([decisions.flush(), tracer?.shutdown().catch(() => {})]),
         new Promise((r) => {
           graceTimer = setTimeout(r, SHUTDOWN_GRACE_MS);
         }),
@@ -254,7 +262,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       );
     })());
 
-  return { url, port, gateway, metrics, backends, live, decisions, sessions, reload, close };
+  return { url, port, gateway, metrics, backends, live, decisions, tracer, sessions, reload, close };
 }
 
 /** A listen failure as one line a person can act on; the cause is kept for --debug. */

@@ -11,6 +11,7 @@ import { Gateway } from './gateway.js';
 import { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './metrics.js';
+import type { OtelCallTracer } from './tracing/otel-call-tracer.js';
 
 export interface AssembledGateway {
   verifiers: Map<string, TenantVerifier>;
@@ -23,6 +24,8 @@ export interface AssembledGateway {
   live: LiveConfig;
   /** The decision records' writer (server.decisions); flush it before exiting. */
   decisions: DecisionLog;
+  /** Spans per call (server.tracing), when the runtime made a tracer; shut it down before exiting. */
+  tracer?: OtelCallTracer;
 }
 
 export interface AssembleOptions {
@@ -32,6 +35,8 @@ export interface AssembleOptions {
   decisionOutput?: DecisionOutput;
   /** The records' SHA-256, when the runtime has a faster one than Web Crypto's (Node). */
   decisionHash?: Sha256;
+  /** The call tracer (server.tracing on), built with the gateway's metrics and log. */
+  createTracer?: (deps: { metrics: Metrics; log: Logger }) => OtelCallTracer;
 }
 
 /**
@@ -72,12 +77,13 @@ export async function assembleGateway(
   }
   const live = new LiveConfig({ config, verifiers, backends });
   const decisions = new DecisionLog(config.server.decisions, opts.decisionOutput, metrics, opts.decisionHash);
-  const gateway = new Gateway({ live, log, metrics, limits, decisions });
+  const tracer = opts.createTracer?.({ metrics, log });
+  const gateway = new Gateway({ live, log, metrics, limits, decisions, tracer });
   if (!config.server.adminToken) {
     log.warn(
       {},
       'admin routes disabled (/metrics, /readyz details, /admin/reload): set server.admin_token to enable them',
     );
   }
-  return { verifiers, backends, gateway, metrics, limiter, live, decisions };
+  return { verifiers, backends, gateway, metrics, limiter, live, decisions, tracer };
 }

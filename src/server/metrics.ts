@@ -101,6 +101,7 @@ export class Metrics {
       'counter',
       'Decision records dropped, by reason (queue_full: the sink is behind; write_failed)',
     );
+    this.define('hookgate_spans_exported_total', 'counter', 'Spans sent over OTLP (server.tracing), by outcome (ok, failed)');
     this.histograms.set('hookgate_call_duration_seconds', {
       help: 'Hook calls from the message read to the answer ready to send, by tenant, hook and method',
       bounds: DURATION_BUCKETS,
