@@ -3,8 +3,9 @@
  * this process drives one path, then the .cpuprofile is summarised (top self time by function and by
  * file/package).
  *
- *   npx tsx bench/profile.ts [--path ws|http|http-cc|ws-stdio|bridge|ws-floor|http-floor|hono-floor] [--msg small|large] [--seconds 5]
- *   (`http-cc`: the Claude Code route, the small message as a PreToolUse)
+ *   npx tsx bench/profile.ts [--path ws|http|http-cc|mcp|ws-stdio|bridge|ws-floor|http-floor|hono-floor] [--msg small|large] [--seconds 5]
+ *   (`http-cc`: the Claude Code route, the small message as a PreToolUse; `mcp`: the MCP route's
+ *   tools/call for get_weather, whatever --msg says)
  *                            [--conns 1|64] [--in-flight 64|1] [--cache on|off] [--top 30]
  *   npx tsx bench/profile.ts --summarise FILE.cpuprofile [--top 30]
  *   npx tsx bench/profile.ts --idle [--conns 2000] [--keep]   heap of idle WebSockets: what one connection keeps
@@ -26,6 +27,7 @@ import {
   STDIO_HOOK,
 } from './lib/config.js';
 import { forkTs, procCpuMicros } from './lib/ipc.js';
+import { McpHttpClient } from './lib/mcp-client.js';
 import { type MessageName, template } from './lib/messages.js';
 
 function flag(name: string, fallback: string): string {
@@ -300,7 +302,10 @@ async function main(): Promise<void> {
   const msg = flag('msg', 'small') as MessageName;
   const seconds = Number(flag('seconds', '5'));
   const conns = Number(
-    flag('conns', pathKind.startsWith('http') || /^(http|hono)-floor$/.test(pathKind) ? '64' : '1'),
+    flag(
+      'conns',
+      pathKind.startsWith('http') || pathKind === 'mcp' || /^(http|hono)-floor$/.test(pathKind) ? '64' : '1',
+    ),
   );
   const cache = flag('cache', 'on') !== 'off';
   const inFlight = Number(flag('in-flight', '64'));
@@ -330,7 +335,9 @@ async function main(): Promise<void> {
   const hook = pathKind === 'ws-stdio' ? STDIO_HOOK : MODULE_HOOK;
   const t = template(msg);
   let clients: Client[];
-  if (pathKind === 'http-cc') {
+  if (pathKind === 'mcp') {
+    clients = [await McpHttpClient.open('mcp', `${info.url}${hookPath(hook)}/mcp`, token, conns)];
+  } else if (pathKind === 'http-cc') {
     clients = [
       new HttpClient('http cc', info.url, `${hookPath(hook)}/claude-code`, token, conns, 'claude-code'),
     ];

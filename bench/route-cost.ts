@@ -56,6 +56,11 @@ interface Route {
   headers?: Record<string, string>;
 }
 
+const MODERN_ENVELOPE = JSON.stringify({
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '2.1.328' },
+  'io.modelcontextprotocol/clientCapabilities': { roots: {}, elicitation: {} },
+});
 const OPENCLAW_CTX = { agentId: 'main', sessionKey: 'agent:main:main', runId: 'run-bench-1' };
 const ROUTES: Record<string, Route> = {
   native: { path: '', body: () => requestText(small, nextId++), expect: '"respond"' },
@@ -108,6 +113,19 @@ const ROUTES: Record<string, Route> = {
       `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Berlin"}}}`,
     expect: '"content":[{"type":"text"',
     headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+  },
+  // The same call as a 2026-07-28 client (Claude Code) sends it: the _meta envelope, mirrored headers.
+  'mcp-2026': {
+    path: '/mcp',
+    body: () =>
+      `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Berlin"},"_meta":${MODERN_ENVELOPE}}}`,
+    expect: '"content":[{"type":"text"',
+    headers: {
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'get_weather',
+    },
   },
 };
 

@@ -46,10 +46,15 @@ export function plainToolCall(request: Request, body: unknown): PlainToolCall | 
 /**
  * The SDK's answer to a plain tools/call whose result is text only, written without it: the same
  * JSON-RPC response object in the same key order (`result`, `jsonrpc`, `id`; the result as its
- * schema orders it: `content`, then `isError`; each block `type`, `text`), status 200, JSON. A
- * result with other content is left to the SDK: its schema reorders and checks those blocks.
+ * schema orders it: `content`, then `isError`; each block `type`, `text`), status 200, JSON, and
+ * the request's id (mcpService adds it to the SDK's answers too). A result with other content is
+ * left to the SDK: its schema reorders and checks those blocks.
  */
-export function textResultResponse(id: string | number, result: McpCallResult): Response | undefined {
+export function textResultResponse(
+  id: string | number,
+  result: McpCallResult,
+  requestId: string,
+): Response | undefined {
   const content: { type: 'text'; text: string }[] = [];
   for (const block of result.content) {
     if (block.type !== 'text' || typeof block.text !== 'string') return undefined;
@@ -60,7 +65,7 @@ export function textResultResponse(id: string | number, result: McpCallResult): 
   const encoded = isError === undefined ? { content } : { content, isError };
   return new Response(JSON.stringify({ result: encoded, jsonrpc: '2.0', id }), {
     status: 200,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
   });
 }
 

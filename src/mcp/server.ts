@@ -30,7 +30,10 @@ export type McpAnswer = { response: Response } | { limited: McpLimited };
 
 /** Serves the MCP POSTs of every hook behind one route; holds nothing about any caller. */
 export interface McpService {
-  /** One POST (a JSON-RPC message or batch, already read and parsed) for the caller behind `port`. */
+  /**
+   * One POST (a JSON-RPC message or batch, already read and parsed) for the caller behind `port`;
+   * the response carries `requestId` as x-request-id, as every answer of the gateway does.
+   */
   serve(request: Request, body: unknown, port: McpHookPort, requestId: string): Promise<McpAnswer>;
   /** Aborts modern exchanges still in flight. */
   close(): Promise<void>;
@@ -97,6 +100,9 @@ export function mcpService(injected: InjectedToolsCache, opts: { direct?: boolea
         exchanges.set(request, exchange);
         response = await modern.fetch(request, { parsedBody: body });
       }
+      // Set on the response itself: a header added after the route returns (Hono's c.header) makes
+      // the Node adapter rebuild the response around a stream. The direct answer has it already.
+      if (!plain) response.headers.set('x-request-id', requestId);
       if (exchange.limited && !Array.isArray(body)) return { limited: exchange.limited };
       return { response };
     },
@@ -122,7 +128,7 @@ async function serveToolCall(
   let decided: () => Promise<McpCallResult>;
   try {
     const result = await callTool(exchange, call.name, call.args);
-    const response = textResultResponse(call.id, result);
+    const response = textResultResponse(call.id, result, exchange.requestId);
     if (response) return response;
     decided = async () => result;
   } catch (err) {
@@ -130,7 +136,9 @@ async function serveToolCall(
       throw err;
     };
   }
-  return serveLegacy(hookServer(exchange, injected, decided), request, body);
+  const response = await serveLegacy(hookServer(exchange, injected, decided), request, body);
+  response.headers.set('x-request-id', exchange.requestId);
+  return response;
 }
 
 /** A stateless transport serves a single request, so each 2025-era POST gets its own. */

@@ -14,7 +14,8 @@ import { httpError, rateLimited } from './errors.js';
 import type { CallObserver, Gateway } from './gateway.js';
 import type { Metrics } from './metrics.js';
 
-type McpContext = Context<{ Variables: AuthVariables }>;
+/** `idSent`: the response carries x-request-id already (app.ts then leaves it alone). */
+type McpContext = Context<{ Variables: AuthVariables & { idSent?: boolean } }>;
 
 export interface McpRouteDeps {
   gateway: Gateway;
@@ -79,6 +80,7 @@ export function mcpRoute(deps: McpRouteDeps) {
       const answer = await mcp.serve(c.req.raw, body, port, c.get('requestId'));
       if ('limited' in answer)
         throw rateLimited(refusal ?? new Refusal('hook_rate', answer.limited.retryAfterMs));
+      c.set('idSent', true);
       return answer.response;
     },
 

@@ -45,6 +45,7 @@ async function answerOf(a: McpAnswer) {
   return {
     status: a.response.status,
     type: a.response.headers.get('content-type'),
+    requestId: a.response.headers.get('x-request-id'),
     body: await a.response.text(),
   };
 }
