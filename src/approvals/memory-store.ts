@@ -1,0 +1,76 @@
+import {
+  type ApprovalStore,
+  lateOutcome,
+  type SettleResult,
+  type StoreEvent,
+  type StoredApproval,
+} from './store.js';
+import type { ApprovalOutcome, ApprovalRequest } from './types.js';
+
+/** How long a settled request is remembered, so a late decider hears ALREADY_DECIDED, not NOT_FOUND. */
+export const SETTLED_RETENTION_MS = 10 * 60_000;
+
+/**
+ * Requests in this process only: one gateway, or a Worker isolate. Replicas that must share
+ * requests use a shared store (Redis on Node). Operations are atomic because nothing here awaits
+ * between reading and writing.
+ */
+export class MemoryApprovalStore implements ApprovalStore {
+  private readonly entries = new Map<string, StoredApproval & { forgetAt?: number }>();
+  private readonly listeners = new Set<(event: StoreEvent) => void>();
+
+  async create(request: ApprovalRequest): Promise<void> {
+    this.entries.set(key(request.binding.tenant, request.id), { request });
+    this.emit({ type: 'created', request });
+  }
+
+  async get(tenant: string, id: string): Promise<StoredApproval | undefined> {
+    const entry = this.entries.get(key(tenant, id));
+    return entry && { request: entry.request, outcome: entry.outcome };
+  }
+
+  async settle(tenant: string, id: string, outcome: ApprovalOutcome, now: number): Promise<SettleResult> {
+    this.forgetSettled(now);
+    const entry = this.entries.get(key(tenant, id));
+    if (!entry) return { kind: 'missing' };
+    if (entry.outcome) return { kind: 'already', outcome: entry.outcome };
+    const written =
+      outcome.decision !== 'expired' && now >= entry.request.binding.expiresAt ? lateOutcome(now) : outcome;
+    entry.outcome = written;
+    entry.forgetAt = now + SETTLED_RETENTION_MS;
+    this.emit({ type: 'settled', tenant, id, outcome: written });
+    return { kind: 'written', outcome: written };
+  }
+
+  async pending(tenant: string, now: number): Promise<ApprovalRequest[]> {
+    const out: ApprovalRequest[] = [];
+    for (const { request, outcome } of this.entries.values()) {
+      if (request.binding.tenant === tenant && !outcome && request.binding.expiresAt > now) out.push(request);
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  subscribe(listener: (event: StoreEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  private emit(event: StoreEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+
+  /** Settled requests are dropped after the retention; a pending one always lives until settled. */
+  private forgetSettled(now: number): void {
+    for (const [k, entry] of this.entries) {
+      if (entry.forgetAt !== undefined && entry.forgetAt <= now) this.entries.delete(k);
+    }
+  }
+}
+
+function key(tenant: string, id: string): string {
+  return `${tenant}/${id}`;
+}
