@@ -229,6 +229,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
           token,
           live,
           snapshot,
+          traceparent: c.req.header('traceparent'),
         });
         deps.sessions?.add(session);
         metrics.inc('hookgate_ws_connections', {}, 1);

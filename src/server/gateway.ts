@@ -176,6 +176,8 @@ export class Gateway {
     hook: HookRuntime,
     msg: JsonRpcMessage,
     requestId?: string,
+    refusals?: undefined,
+    traceparent?: string,
   ): Promise<string | null>;
   /**
    * With `refusals: 'return'`, a call refused by a limit comes back as the Refusal instead of its

@@ -7,6 +7,7 @@ import type { Gateway } from './gateway.js';
 import { type ConfigSnapshot, drainBoundMs, type LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import { type Readmission, readmit } from './ws-readmit.js';
+import { messageTraceparent } from './tracing/message-traceparent.js';
 
 /** The slice of a WebSocket the session needs; Node's `ws` and the Workers runtime both provide it. */
 export interface SessionSocket {
@@ -56,6 +57,8 @@ export class WsSession {
        */
       live?: LiveConfig;
       snapshot?: ConfigSnapshot;
+      /** The upgrade request's `traceparent`: the parent of calls whose message names none. */
+      traceparent?: string;
     },
   ) {
     this.snapshot = opts.live ? opts.snapshot : undefined;
@@ -208,7 +211,8 @@ export class WsSession {
       // A stdio hook gets these params as the client wrote them if nothing changes them on the way.
       rememberParamsText(msg, text);
     }
-    this.gateway.respond(this.principal, this.hook, msg, this.opts.connectionId).then(
+    const traceparent = messageTraceparent(msg) ?? this.opts.traceparent;
+    this.gateway.respond(this.principal, this.hook, msg, this.opts.connectionId, undefined, traceparent).then(
       (text) => {
         // sendText never throws: a failed send is logged there.
         if (text !== null) this.sendText(text);
