@@ -12,7 +12,7 @@ import { HookgateError } from '../lib/errors.js';
  * `notify` never throws and never blocks the caller.
  */
 export interface HookBackend {
-  readonly kind: 'stdio' | 'module' | 'http';
+  readonly kind: 'stdio' | 'module' | 'http' | 'rules';
   start(): Promise<void>;
   call(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): Promise<unknown>;
   notify(method: string, params: unknown): void;

@@ -3,8 +3,10 @@ import { type ConfigIssue, ConfigError, fromZodIssues } from './errors.js';
 import { compileDecisions } from './decisions.js';
 import { compileTracing } from './tracing.js';
 import { compileToolGrant, grantNames, mergeToolGrants } from './grant-entries.js';
+import { compileApprovals } from './approvals.js';
 import { compileLimits } from './limits.js';
 import { compileRedis } from './redis.js';
+import { compileRules } from './rules.js';
 import { configRevision } from './revision.js';
 import type {
   CallLimits,
@@ -64,8 +66,20 @@ export function compileConfig(
       issues.push({ path: `${base}.auth.keys`, message: 'duplicate kid' });
 
     const tenantLimits = compileLimits(tenant.limits, `${base}.limits`, issues);
+    const tenantMode = tenant.mode ?? 'enforce';
+    const tenantRules = compileRules(tenant.rules, `${base}.rules`, tenantMode, issues);
     const hooks = new Map<string, HookRuntime>();
     for (const [hookName, hook] of Object.entries(tenant.hooks)) {
+      // A tenant in shadow keeps every hook in shadow: a hook cannot enforce what its tenant trials.
+      const hookMode = tenantMode === 'shadow' ? 'shadow' : (hook.mode ?? 'enforce');
+      const hookRules = compileRules(hook.rules, `${base}.hooks.${hookName}.rules`, hookMode, issues);
+      const rules = [...tenantRules, ...hookRules];
+      if (hook.backend.type === 'rules' && rules.length === 0) {
+        issues.push({
+          path: `${base}.hooks.${hookName}.rules`,
+          message: 'a hook with backend type rules needs rules (its own or its tenant’s)',
+        });
+      }
       const backend = compileBackend(hook, `${base}.hooks.${hookName}.backend`, resolve);
       const hookLimits = compileLimits(hook.limits, `${base}.hooks.${hookName}.limits`, issues);
       const toolGrants = compileHookToolGrants(hook, `${base}.hooks.${hookName}`, issues);
@@ -85,10 +99,11 @@ export function compileConfig(
       if (!backend) continue;
       // Every hook object has the same shape (limits present, maybe undefined): the call path reads it.
       const limits = hookLimits || tenantLimits ? { hook: hookLimits, tenant: tenantLimits } : undefined;
-      hooks.set(
-        hookName,
-        compileHook(tenantName, hookName, hook, backend, limits, toolDefinitions, toolGrants),
-      );
+      hooks.set(hookName, {
+        ...compileHook(tenantName, hookName, hook, backend, limits, toolDefinitions, toolGrants),
+        rules,
+        shadow: hookMode === 'shadow',
+      });
     }
     tenants.set(tenantName, {
       name: tenantName,
@@ -98,6 +113,7 @@ export function compileConfig(
       keys,
       hooks,
       limits: tenantLimits,
+      approvals: compileApprovals(tenant.approvals, `${base}.approvals`, resolve, issues),
     });
   }
   const s = doc.server;
@@ -272,7 +288,7 @@ function compileHook(
   limits: CallLimits | undefined,
   toolDefinitions: ReadonlyMap<string, ToolDescription>,
   toolGrants: HookToolGrants,
-): HookRuntime {
+): Omit<HookRuntime, 'rules' | 'shadow'> {
   const modeList = orderModes(hook.modes);
   return {
     tenant,

@@ -1,8 +1,10 @@
 import type { Mode } from '../protocol/methods.js';
+import type { ApprovalSettings } from './approvals.js';
 import type { BackendDocument } from './schema.js';
 import type { DecisionSettings } from './decisions.js';
 import type { TracingSettings } from './tracing.js';
 import type { ToolGrant } from './grant-entries.js';
+import type { CompiledRule } from './rules.js';
 
 /** Config after validation and secret resolution: what the gateway runs on, built once at load. */
 
@@ -44,7 +46,7 @@ export interface HookToolGrants {
 
 /** A resolved backend: secret references replaced by their values. */
 export type ResolvedBackend =
-  | Extract<BackendDocument, { type: 'stdio' | 'module' }>
+  | Extract<BackendDocument, { type: 'stdio' | 'module' | 'rules' }>
   | (Omit<Extract<BackendDocument, { type: 'http' }>, 'secret'> & { secrets: string[] });
 
 /** One set of limits (a tenant's or a hook's); a field left out is unlimited. */
@@ -86,6 +88,10 @@ export interface HookRuntime {
   backend: ResolvedBackend;
   /** Absent when neither the hook nor its tenant has limits: the call path then skips them. */
   limits?: CallLimits;
+  /** Gateway rules on its tool calls: the tenant's, then its own; each with its mode resolved. */
+  rules: readonly CompiledRule[];
+  /** Its grant conditions (and rules without a mode of their own) record and change nothing. */
+  shadow: boolean;
 }
 
 export interface TenantRuntime {
@@ -96,6 +102,8 @@ export interface TenantRuntime {
   keys: ResolvedKey[];
   hooks: ReadonlyMap<string, HookRuntime>;
   limits?: LimitSpec;
+  /** The tenant's approval webhook and inbox address (tenants.<name>.approvals). */
+  approvals?: ApprovalSettings;
 }
 
 export interface ServerSettings {

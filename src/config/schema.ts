@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { MODES } from '../protocol/methods.js';
+import { approvalsSchema } from './approvals.js';
 import { decisionsSchema } from './decisions.js';
 import { tracingSchema } from './tracing.js';
 import { grantListSchema } from './grant-entries.js';
+import { POLICY_MODES, rulesSchema } from './rules.js';
 
 /**
  * The user-facing config contract. Names are snake_case as in the YAML; `loadConfig` turns a
@@ -119,6 +121,9 @@ const stdioBackend = z
 
 const moduleBackend = z.object({ type: z.literal('module'), module: z.string().min(1) }).strict();
 
+/** No process and no code: the hook answers from its `rules` (and its tenant's) alone. */
+const rulesBackend = z.object({ type: z.literal('rules') }).strict();
+
 const httpBackend = z
   .object({
     type: z.literal('http'),
@@ -128,7 +133,12 @@ const httpBackend = z
   })
   .strict();
 
-export const backendSchema = z.discriminatedUnion('type', [stdioBackend, moduleBackend, httpBackend]);
+export const backendSchema = z.discriminatedUnion('type', [
+  stdioBackend,
+  moduleBackend,
+  httpBackend,
+  rulesBackend,
+]);
 
 const grants = z
   .object({
@@ -197,6 +207,10 @@ export const hookSchema = z
     /** Approval deadline; stays under PicoClaw's own 60 s. */
     approval_timeout_ms: z.number().int().positive().max(600_000).default(55_000),
     limits: limitsSchema.optional(),
+    /** Gateway rules evaluated on this hook's tool calls before it is asked (src/config/rules.ts). */
+    rules: rulesSchema,
+    /** `shadow`: its rules and grant conditions decide and are recorded, and change nothing. */
+    mode: z.enum(POLICY_MODES).optional(),
   })
   .strict();
 
@@ -211,7 +225,13 @@ export const tenantSchema = z
       })
       .strict(),
     hooks: z.record(name, hookSchema),
+    /** How the tenant's approvers hear of a call waiting for them (src/config/approvals.ts). */
+    approvals: approvalsSchema.optional(),
     limits: limitsSchema.optional(),
+    /** Gateway rules for every hook of the tenant, evaluated before each hook's own. */
+    rules: rulesSchema,
+    /** `shadow`: every rule and grant condition of the tenant decides, is recorded, changes nothing. */
+    mode: z.enum(POLICY_MODES).optional(),
   })
   .strict();
 

@@ -11,6 +11,27 @@ export function denyApproval(reason: string): Record<string, unknown> {
 }
 
 /**
+ * Marks an answer that asks for a person's approval (a gateway rule's `ask`). A symbol, so the
+ * answer a PicoClaw host is sent stays exactly its protocol (`continue`: on to its approval path),
+ * while a dialect whose host has an ask of its own (Claude Code's `permissionDecision: "ask"`)
+ * reads the reason here and uses it.
+ */
+export const ASK_PERSON: unique symbol = Symbol('hookgate.askPerson');
+
+/** No verdict that skips approval: the host goes on to its own approval, told why. */
+export function askAnswer(reason: string): Record<string, unknown> {
+  const answer: Record<string | symbol, unknown> = { action: 'continue' };
+  answer[ASK_PERSON] = reason;
+  return answer as Record<string, unknown>;
+}
+
+/** The reason an answer asks for a person's approval, or undefined when it does not. */
+export function askedPerson(answer: Record<string, unknown>): string | undefined {
+  const reason = (answer as Record<string | symbol, unknown>)[ASK_PERSON];
+  return typeof reason === 'string' ? reason : undefined;
+}
+
+/**
  * What a method answers when its hook cannot (down, slow, garbage). Approvals fail closed (on a host
  * with its own approval, an open hook gives no verdict instead);
  * interceptors follow the hook's `on_failure`: open = continue, closed = deny the tool (before_tool)

@@ -8,6 +8,8 @@
 import type { GrantEntry, ToolGrant } from '../config/grant-entries.js';
 import type { HookRuntime, HookToolGrants } from '../config/runtime.js';
 import { checkGrant, type ConditionView } from './conditions/index.js';
+import type { CallByKind } from './conditions/view.js';
+import { kindedCall } from './tool-kinds.js';
 import { isPlainObject } from './equal.js';
 
 /**
@@ -21,14 +23,23 @@ export interface CallFacts {
   claims: Readonly<Record<string, unknown>>;
   /** When the call reached the gateway, epoch ms. */
   now: number;
+  /**
+   * Present when the hook's grant conditions are in shadow mode: a condition that would refuse
+   * is written here instead, and the call is granted (nothing changes but the record).
+   */
+  would?: string[];
 }
 
-/** One grant check: which list, for which hook. */
-export interface GrantCheck {
-  grant: ToolGrant;
+/** Whose call a view is of: the tenant and hook, and the facts of the call. */
+export interface ViewSubject {
   tenant: string;
   hook: string;
   facts: CallFacts;
+}
+
+/** One grant check: which list, for which hook. */
+export interface GrantCheck extends ViewSubject {
+  grant: ToolGrant;
 }
 
 /** The check of one of the hook's grant lists for a call. */
@@ -37,10 +48,16 @@ export function grantCheck(hook: HookRuntime, kind: keyof HookToolGrants, facts:
 }
 
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_KIND: Readonly<CallByKind> = Object.freeze({
+  kind: '',
+  command: '',
+  paths: Object.freeze([]),
+  url: '',
+});
 
 /** A call's view for conditions: the tool's arguments and the ids the host sent, never messages. */
 export function callView(
-  check: GrantCheck,
+  check: ViewSubject,
   tool: string,
   args: unknown,
   meta: unknown,
@@ -50,6 +67,7 @@ export function callView(
   return {
     tool,
     args: isPlainObject(args) ? args : EMPTY,
+    call: kindedCall(check.facts.host, tool, args) ?? NO_KIND,
     host: check.facts.host,
     tenant: check.tenant,
     hook: check.hook,
@@ -75,11 +93,17 @@ export function conditionRefusal(
   if (entries.some((e) => e.condition === undefined)) return undefined;
   const decision = checkGrant(check.grant, tool, view());
   if (decision.granted) return undefined;
+  let why: string;
   if (decision.error) {
     const entry = entries.find((e) => e.path === decision.error!.entry);
-    return `${entry ? entryLabel(entry) : decision.error.entry}: condition failed: ${decision.error.message}`;
+    why = `${entry ? entryLabel(entry) : decision.error.entry}: condition failed: ${decision.error.message}`;
+  } else {
+    why = `${entries.map(entryLabel).join(', ')}: condition is false`;
   }
-  return `${entries.map(entryLabel).join(', ')}: condition is false`;
+  const would = check.facts.would;
+  if (!would) return why;
+  would.push(`would refuse tool "${tool}": ${why}`);
+  return undefined;
 }
 
 /** conditionRefusal on a call's own params (its `arguments` and `meta`). */

@@ -18,7 +18,9 @@ export type PolicyRule =
   | 'rewrite_results_not_granted'
   | 'rewrite_llm_response_not_granted'
   | 'tool_calls_id_only'
-  | 'approve_tool_not_granted';
+  | 'approve_tool_not_granted'
+  /** A gateway rule denied the call or asked for a person (detail names the rule). */
+  | 'gateway_rule';
 
 export interface Violation {
   rule: PolicyRule;

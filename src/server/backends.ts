@@ -1,5 +1,6 @@
 import { HttpBackend } from '../backends/http.js';
 import { ModuleBackend } from '../backends/module.js';
+import { RulesBackend } from '../backends/rules.js';
 import type { BackendContext, HookBackend } from '../backends/types.js';
 import { type ConfigIssue, ConfigError } from '../config/errors.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
@@ -69,6 +70,7 @@ async function buildBackend(
     };
   }
   const b = hook.backend;
+  if (b.type === 'rules') return new RulesBackend();
   if (b.type === 'module') {
     let mod: unknown;
     try {

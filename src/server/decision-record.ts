@@ -48,6 +48,29 @@ export const decisionRecordV1 = z
     violations: z.array(
       z.object({ rule: z.string(), tool: z.string().optional(), detail: z.string() }).strict(),
     ),
+    rules: z
+      .array(
+        z
+          .object({
+            name: z.string(),
+            path: z.string().describe('Where the rule is in the config'),
+            action: z.enum(['deny', 'ask', 'allow']),
+            mode: z.enum(['enforce', 'shadow']),
+            effect: z
+              .enum(['decided', 'would', 'overruled', 'failed'])
+              .describe(
+                'decided: it answered the call; would: shadow, what it would have done; overruled: a stronger rule decided or approve_tools refused its allow; failed: its condition failed',
+              ),
+            error: z.string().optional(),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe('The gateway rules that applied to the call; absent when none did'),
+    would: z
+      .array(z.string())
+      .optional()
+      .describe('What shadow-mode grant conditions would have refused (nothing was)'),
     limit: z
       .object({ name: z.string(), retry_after_ms: z.number().min(0) })
       .strict()
@@ -152,6 +175,8 @@ export async function toDecisionRecord(
     params_digest: paramsDigest,
     args_digest: argsDigest,
   };
+  if (d.rules) record.rules = d.rules.map((r) => ({ ...r }));
+  if (d.would) record.would = [...d.would];
   if (includeBodies) {
     record.params = d.params;
     if (d.hookAnswer !== undefined) record.hook_answer = d.hookAnswer;

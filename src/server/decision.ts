@@ -1,4 +1,5 @@
 import type { Violation } from '../policy/index.js';
+import type { RuleMarkValue } from '../policy/rule-decision.js';
 
 /**
  * What the gateway did with one hook call, from the gateway's side:
@@ -9,9 +10,11 @@ import type { Violation } from '../policy/index.js';
  *   not use, or a violation under `on_violation: deny`;
  * - `mode_not_granted`: never forwarded; the gateway answered as a host without the hook would;
  * - `rate_limited`: a tenant or hook limit refused the call before the hook was asked;
- * - `failed`: the hook could not answer (down, slow, a bad answer) and its failure mode did.
+ * - `failed`: the hook could not answer (down, slow, a bad answer) and its failure mode did;
+ * - `ruled`: a gateway rule answered (deny, ask or allow) and the hook was not asked.
  */
 export const DECISION_KINDS = [
+  'ruled',
   'passed',
   'changed',
   'refused',
@@ -54,6 +57,10 @@ export interface Decision {
   answered?: string;
   /** The grants and rules that changed or refused the answer. */
   violations: Violation[];
+  /** The gateway rules that applied to the call, enforcing or shadow, in config order. */
+  rules?: RuleMark[];
+  /** What shadow-mode grant conditions would have refused (nothing was refused). */
+  would?: string[];
   /** The limit that refused the call. */
   limit?: { name: string; retryAfterMs: number };
   /** Why the hook's failure mode answered. */
@@ -66,6 +73,9 @@ export interface Decision {
   /** Total time through the gateway, set when the decision is final. */
   totalMs: number;
 }
+
+/** A gateway rule that applied to a call, and what came of it (decided, would, overruled, failed). */
+export type RuleMark = RuleMarkValue;
 
 /** The kind of a call the hook answered, from the policy's violations and what is sent instead. */
 export function answeredKind(
@@ -88,6 +98,7 @@ export function callOutcome(d: Decision): string | undefined {
       return d.violations.some((v) => v.rule === 'tool_not_granted') ? 'tool_not_granted' : 'refused';
     case 'mode_not_granted':
     case 'failed':
+    case 'ruled':
       return d.kind;
     default:
       // Refused by a limit: counted in hookgate_rate_limited_total, never as a call answered.

@@ -35,6 +35,7 @@ import {
 import type { LimitGate } from '../limits/gate.js';
 import { Refusal } from '../limits/types.js';
 import { answeredKind, callOutcome, type Decision } from './decision.js';
+import { decideByRules, rulesApplyTo } from '../policy/rule-decision.js';
 import type { DecisionLog } from './decision-log.js';
 import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
@@ -264,7 +265,11 @@ export class Gateway {
   ): boolean {
     const tool = typeof params.tool === 'string' ? params.tool : '';
     const why = this.policyFor(principal, hook).tools.has(tool)
-      ? callRefusal(grantCheck(hook, 'respond', callFacts(principal, origin, Date.now())), tool, params)
+      ? callRefusal(
+          grantCheck(hook, 'respond', callFacts(principal, origin, Date.now(), hook.shadow)),
+          tool,
+          params,
+        )
       : '';
     if (why === undefined) return true;
     this.refuseTool(principal, hook, Method.BeforeTool, tool, answered, origin, why);
@@ -387,9 +392,16 @@ export class Gateway {
     decision.totalMs = performance.now() - decision.startedAt;
     const log = this.deps.decisions;
     const recorded = log?.sampled() === true;
-    if (decision.answered === undefined && (recorded || decision.violations.length > 0))
+    if (
+      decision.answered === undefined &&
+      (recorded ||
+        decision.violations.length > 0 ||
+        decision.would !== undefined ||
+        decision.rules !== undefined)
+    )
       decision.answered = decision.answer ? answeredText(decision.answer, origin) : '';
     if (decision.violations.length > 0) this.audit(decision);
+    if (decision.would !== undefined || decision.rules !== undefined) this.auditShadow(decision);
     const outcome = callOutcome(decision);
     if (outcome !== undefined) this.countCall(hook, decision.method, outcome);
     this.countDecision(hook, decision);
@@ -492,6 +504,28 @@ export class Gateway {
       decision.answer = answer;
       return answer;
     }
+    const facts = callFacts(principal, origin, decision.time, hook.shadow);
+    if (hook.rules.length > 0 && rulesApplyTo(method)) {
+      const ruled = decideByRules(policy, method, original, origin, facts);
+      if (ruled) {
+        decision.rules = ruled.marks;
+        if (ruled.answer) {
+          decision.kind = 'ruled';
+          decision.violations = ruled.violations;
+          decision.answer = ruled.answer;
+          return ruled.answer;
+        }
+      }
+    }
+    if (hook.backend.type === 'rules') {
+      // Nothing to ask: no rule decided, so the answer is the neutral one (an approval is not given).
+      const answer =
+        method === Method.ApproveTool && !origin.hostApproves
+          ? denyApproval(`hookgate: no rule of hook "${hook.name}" approves this call`)
+          : continueAnswer();
+      decision.answer = answer;
+      return answer;
+    }
     const live = this.deps.live;
     const backend = live.backendOf(hook);
     const shown = hook.grants.conversationAccess
@@ -529,7 +563,6 @@ export class Gateway {
     decision.hookAnswer = raw;
     let outcome: ReturnType<typeof applyPolicy>;
     try {
-      const facts = callFacts(principal, origin, decision.time);
       outcome = applyPolicy(method, policy, original, shown, raw, origin, facts);
     } catch (err) {
       // An answer the checks cannot even walk (e.g. nested deeper than the stack) is a bad answer.
@@ -550,6 +583,7 @@ export class Gateway {
     decision.kind = answeredKind(outcome.violations, outcome.result);
     decision.violations = outcome.violations;
     decision.answer = outcome.result;
+    if (facts.would && facts.would.length > 0) decision.would = facts.would;
     return outcome.result;
   }
 
@@ -667,6 +701,47 @@ export class Gateway {
     this.deps.metrics.inc('hookgate_events_total', { ...labels, outcome: 'delivered' });
   }
 
+  /**
+   * One line per thing shadow mode would have done (a shadow rule that applied, a grant condition
+   * that would have refused), with everything an enforcing refusal logs; nothing was changed.
+   */
+  private auditShadow(decision: Decision): void {
+    const would = [
+      ...(decision.rules ?? [])
+        .filter((r) => r.effect === 'would')
+        .map((r) => ({
+          rule: `rule:${r.name}`,
+          detail: `would ${r.action}: rule "${r.name}" (${r.path})${r.error ? ` failed: ${r.error}` : ''}`,
+        })),
+      ...(decision.would ?? []).map((detail) => ({ rule: 'grant_condition', detail })),
+    ];
+    for (const w of would) {
+      this.deps.log.warn(
+        {
+          audit: {
+            decision_id: decision.id,
+            tenant: decision.tenant,
+            hook: decision.hook,
+            method: decision.method,
+            tool: decision.tool,
+            rule: w.rule,
+            detail: w.detail,
+            answered: decision.answered ?? '',
+            request_id: decision.requestId,
+            dialect: decision.dialect,
+            shadow: true,
+          },
+        },
+        'policy shadow: would have refused',
+      );
+      this.deps.metrics.inc('hookgate_shadow_decisions_total', {
+        tenant: decision.tenant,
+        hook: decision.hook,
+        rule: w.rule,
+      });
+    }
+  }
+
   /** One audit line per violation, each naming the call's decision: read off the decision itself. */
   private audit(decision: Decision): void {
     for (const v of decision.violations) {
@@ -694,9 +769,14 @@ export class Gateway {
 
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** What grant conditions see of a call besides its params: the host, the token's claims, the time. */
-function callFacts(principal: Principal, origin: CallOrigin, now: number): CallFacts {
-  return { host: origin.dialect, claims: principal.claims ?? NO_CLAIMS, now };
+/**
+ * What conditions see of a call besides its params: the host, the token's claims, the time; for
+ * a hook in shadow mode, where its grant conditions write what they would have refused.
+ */
+function callFacts(principal: Principal, origin: CallOrigin, now: number, shadow = false): CallFacts {
+  const facts: CallFacts = { host: origin.dialect, claims: principal.claims ?? NO_CLAIMS, now };
+  if (shadow) facts.would = [];
+  return facts;
 }
 
 /** The audit's `answered` for an answer: what the host was sent, when its dialect says. */

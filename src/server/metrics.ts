@@ -61,6 +61,11 @@ export class Metrics {
       'Parts of hook answers refused by policy, by rule',
     );
     this.define(
+      'hookgate_shadow_decisions_total',
+      'counter',
+      'What shadow-mode rules and grant conditions would have refused, by rule (nothing was refused)',
+    );
+    this.define(
       'hookgate_backend_failures_total',
       'counter',
       'Backend failures answered by the failure mode',
@@ -101,7 +106,11 @@ export class Metrics {
       'counter',
       'Decision records dropped, by reason (queue_full: the sink is behind; write_failed)',
     );
-    this.define('hookgate_spans_exported_total', 'counter', 'Spans sent over OTLP (server.tracing), by outcome (ok, failed)');
+    this.define(
+      'hookgate_spans_exported_total',
+      'counter',
+      'Spans sent over OTLP (server.tracing), by outcome (ok, failed)',
+    );
     this.histograms.set('hookgate_call_duration_seconds', {
       help: 'Hook calls from the message read to the answer ready to send, by tenant, hook and method',
       bounds: DURATION_BUCKETS,

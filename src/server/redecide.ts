@@ -1,4 +1,5 @@
-import type { GatewayConfig } from '../config/runtime.js';
+import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import { decideByRules, rulesApplyTo } from '../policy/rule-decision.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import {
   applyPolicy,
@@ -65,6 +66,8 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
   let kind: DecisionKind;
   let answer: Record<string, unknown>;
   let violations: ReplayViolation[] = [];
+  const modeGranted = mode !== undefined && hook.modes.has(mode);
+  const ruled = modeGranted && params !== undefined ? rulesDecide(record, hook, params) : undefined;
   if (!mode || !hook.modes.has(mode)) {
     kind = 'mode_not_granted';
     answer =
@@ -72,12 +75,23 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
         ? denyApproval(`hookgate: hook "${hook.name}" is not granted the approve mode`)
         : continueAnswer();
     violations = [{ rule: 'mode_not_granted', detail: `mode ${mode} not granted` }];
+  } else if (ruled) {
+    // The new config's rules decide without the hook: no recorded answer is needed.
+    kind = 'ruled';
+    answer = ruled.answer;
+    violations = ruled.violations;
+  } else if (hook.backend.type === 'rules') {
+    kind = 'passed';
+    answer =
+      method === Method.ApproveTool
+        ? denyApproval(`hookgate: no rule of hook "${hook.name}" approves this call`)
+        : continueAnswer();
   } else {
     if (params === undefined || !('hook_answer' in record))
       return {
         ok: false,
         why:
-          record.kind === 'mode_not_granted'
+          record.kind === 'mode_not_granted' || record.kind === 'ruled'
             ? 'the hook was not asked then; what it would answer is unknown'
             : 'the record carries no params and hook answer (conversation_access or include_args)',
       };
@@ -89,8 +103,7 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
       const policy = effectivePolicy(hook, record.token_tools ?? undefined);
       // Grant conditions see the recorded host and time; a record carries no claims, so a
       // condition that reads them is decided on none.
-      const facts = { host: record.dialect, claims: {}, now: Date.parse(record.time) };
-      outcome = applyPolicy(method, policy, params, shown, record.hook_answer, {}, facts);
+      outcome = applyPolicy(method, policy, params, shown, record.hook_answer, {}, recordFacts(record));
     } catch (err) {
       outcome = { ok: false, why: `answer could not be checked: ${String(err)}` };
     }
@@ -103,6 +116,32 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
       violations = outcome.violations;
     }
   }
+  return finish(record, kind, answer, violations);
+}
+
+/** The new config's rules on a recorded call, when an enforcing one answers it. */
+function rulesDecide(
+  record: DecisionRecordV1,
+  hook: HookRuntime,
+  params: Record<string, unknown>,
+): { answer: Record<string, unknown>; violations: ReplayViolation[] } | undefined {
+  if (hook.rules.length === 0 || !rulesApplyTo(record.method)) return undefined;
+  const policy = effectivePolicy(hook, record.token_tools ?? undefined);
+  const decided = decideByRules(policy, record.method, params, {}, recordFacts(record));
+  return decided?.answer ? { answer: decided.answer, violations: decided.violations } : undefined;
+}
+
+/** What conditions see of a recorded call: its host and time; a record carries no claims. */
+function recordFacts(record: DecisionRecordV1) {
+  return { host: record.dialect, claims: {}, now: Date.parse(record.time) };
+}
+
+function finish(
+  record: DecisionRecordV1,
+  kind: DecisionKind,
+  answer: Record<string, unknown>,
+  violations: ReplayViolation[],
+): Redecided {
   const sameAnswer =
     record.answer === undefined
       ? record.verdict === verdictOf(answer)

@@ -27,6 +27,21 @@ export interface ConditionView {
   now: Date;
   /** For a rewrite: the arguments the hook would rewrite the call to; otherwise empty. */
   new_args: Readonly<Record<string, unknown>>;
+  /**
+   * The call by kind, the same on every host (docs/tool-kinds.md): `kind` (shell, file_read,
+   * file_write, web_fetch, or '' for a tool of no kind), `command` (the shell command line),
+   * `paths` (every file path read or written), `url` (the URL fetched); '' or [] where the call
+   * has none. `call.command.matches("rm\\s+-rf")` holds on Claude Code's Bash, PicoClaw's exec, ….
+   */
+  call: Readonly<CallByKind>;
+}
+
+/** What a call is, by kind (src/policy/tool-kinds.ts): the same keys on every host. */
+export interface CallByKind {
+  kind: string;
+  command: string;
+  paths: readonly string[];
+  url: string;
 }
 
 /** CEL type of each variable (the names the checker knows; `timestamp` is protobuf's). */
@@ -41,4 +56,5 @@ export const VIEW_TYPES: { readonly [K in keyof ConditionView]: string } = {
   agent_id: 'string',
   now: 'google.protobuf.Timestamp',
   new_args: 'map<string, dyn>',
+  call: 'map<string, dyn>',
 };

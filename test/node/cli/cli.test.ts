@@ -200,12 +200,18 @@ describe('init', () => {
     expect(statSync(join(dir, 'hookgate.secret')).mode & 0o777).toBe(0o600);
     expect(await cli(['check-config'], {}, dir)).toMatchObject({
       code: 0,
-      stdout: 'config ok: 1 tenant(s), 1 hook(s)\n',
+      stdout: 'config ok: 1 tenant(s), 2 hook(s)\n',
     });
+    // The rules it wrote hold the cases it wrote, as its own output says to check.
+    const tested = await cli(['rules', 'test', '--config', 'hookgate.yaml', 'rules-test.yaml'], {}, dir);
+    expect(tested).toMatchObject({ code: 0, stdout: expect.stringContaining('5 of 5 cases hold') });
+    expect(first.stdout).toContain('rules test --config hookgate.yaml rules-test.yaml');
     const before = readFileSync(join(dir, 'hookgate.secret'), 'utf8');
     const again = await cli(['init'], {}, dir);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/not overwriting hookgate.yaml, hookgate.secret, hooks\/weather.mjs/);
+    expect(again.stderr).toMatch(
+      /not overwriting hookgate.yaml, hookgate.secret, hooks\/weather.mjs, rules-test.yaml/,
+    );
     expect(readFileSync(join(dir, 'hookgate.secret'), 'utf8')).toBe(before);
   });
 
@@ -215,5 +221,65 @@ describe('init', () => {
     expect((await cli(['init'], {}, dir)).code).toBe(1);
     expect(existsSync(join(dir, 'hookgate.yaml'))).toBe(false);
     expect(readFileSync(join(dir, 'hookgate.secret'), 'utf8')).toBe('mine');
+  });
+});
+
+describe('rules test', () => {
+  const CONFIG = `tenants:
+  acme:
+    auth: { keys: [{ alg: HS256, secret: rules-test-secret-0123456789abcdefghijkl }] }
+    hooks:
+      guard:
+        backend: { type: rules }
+        modes: [tool, approve]
+        grants: { approve_tools: [{ tool: Bash, when: 'args.command.startsWith("git status")' }] }
+        rules:
+          - { name: no-force-push, kind: shell, when: 'call.command.contains("push --force")', action: deny, reason: no force push }
+          - { name: git-reads, kind: shell, when: 'call.command.startsWith("git ")', action: allow }
+`;
+  const write = (cases: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookgate-rules-test-'));
+    writeFileSync(join(dir, 'hookgate.yaml'), CONFIG);
+    writeFileSync(join(dir, 'cases.yaml'), cases);
+    return dir;
+  };
+
+  it('prints one line per case and exits 0 when every case holds', async () => {
+    const dir = write(`cases:
+  - { name: force push, tenant: acme, hook: guard, host: codex, tool: Bash, args: { command: "git push --force" }, expect: deny }
+  - { name: git status approved, tenant: acme, hook: guard, host: claude-code, method: approve_tool, tool: Bash, args: { command: "git status" }, expect: allow }
+  - { name: git log not approved past the prompt, tenant: acme, hook: guard, host: claude-code, method: approve_tool, tool: Bash, args: { command: "git log" }, expect: continue }
+  - { name: ls, tenant: acme, hook: guard, host: picoclaw, tool: exec, args: { command: ls }, expect: continue }
+`);
+    const r = await cli(['rules', 'test', '--config', 'hookgate.yaml', 'cases.yaml'], {}, dir);
+    expect(r.stdout.split('\n')).toEqual([
+      'ok   force push: deny (rule "no-force-push")',
+      'ok   git status approved: allow (rule "git-reads")',
+      expect.stringMatching(
+        /^ok {3}git log not approved past the prompt: continue \(rule "git-reads" \(hook "guard" may not approve tool "Bash"/,
+      ),
+      'ok   ls: continue (no rule decided)',
+      '4 of 4 cases hold',
+      '',
+    ]);
+    expect(r.code).toBe(0);
+  });
+
+  it('exits 1 naming the case that does not hold', async () => {
+    const dir = write(`cases:
+  - { name: force push allowed?, tenant: acme, hook: guard, tool: exec, args: { command: "git push --force" }, expect: allow }
+`);
+    const r = await cli(['rules', 'test', '--config', 'hookgate.yaml', 'cases.yaml'], {}, dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('FAIL force push allowed?: expected allow, got deny (rule "no-force-push")');
+  });
+
+  it('exits 2 on a usage error or a cases file that is not valid, naming the path', async () => {
+    const dir = write('cases:\n  - { name: x, tenant: acme, hook: guard, tool: exec, expect: maybe }\n');
+    const bad = await cli(['rules', 'test', '--config', 'hookgate.yaml', 'cases.yaml'], {}, dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('cases.0.expect');
+    expect((await cli(['rules', 'run', '--config', 'hookgate.yaml', 'cases.yaml'], {}, dir)).code).toBe(2);
+    expect((await cli(['rules', 'test', 'cases.yaml'], {}, dir)).code).toBe(2);
   });
 });

@@ -33,6 +33,7 @@ export const BASE_VIEW: ConditionView = {
   agent_id: '',
   now: new Date('2026-06-01T12:00:00Z'),
   new_args: {},
+  call: { kind: 'shell', command: 'git status --short', paths: [], url: '' },
 };
 
 const RM_RF = 'args.command.matches("rm\\\\s+-[a-z]*r[a-z]*f")';
@@ -40,6 +41,30 @@ const ENV_FILES = 'args.exists(k, string(args[k]).contains(".env"))';
 const PATH = 'tenants.acme.hooks.guard.rules.2.when';
 
 export const CASES: ConditionCase[] = [
+  // The call by kind: the same keys on every host.
+  { name: 'call.kind', source: 'call.kind == "shell"', expect: true },
+  {
+    name: 'call.command: rm -rf under any shell tool',
+    source: 'call.command.matches("rm\\\\s+-[a-z]*r[a-z]*f")',
+    view: {
+      tool: 'exec',
+      host: 'picoclaw',
+      call: { kind: 'shell', command: 'rm -rf /', paths: [], url: '' },
+    },
+    expect: true,
+  },
+  {
+    name: 'call.paths: any path under .env',
+    source: 'call.paths.exists(p, p.endsWith(".env"))',
+    view: { call: { kind: 'file_read', command: '', paths: ['src/a.ts', '/repo/.env'], url: '' } },
+    expect: true,
+  },
+  {
+    name: 'call.url: empty for a tool of no kind',
+    source: 'call.url == "" && call.kind == ""',
+    view: { tool: 'lookup', call: { kind: '', command: '', paths: [], url: '' } },
+    expect: true,
+  },
   // The issue's own examples.
   { name: 'startsWith: git status', source: 'args.command.startsWith("git status")', expect: true },
   {

@@ -41,6 +41,12 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./replay.js')).replay,
   },
   {
+    name: 'rules',
+    summary:
+      "rules test: run a config's rules and grants against sample calls, without a gateway or a hook (exit 1 when a case fails)",
+    load: async () => (await import('./rules.js')).rules,
+  },
+  {
     name: 'bridge',
     summary: "PicoClaw's stdio hook, forwarding to a remote gateway (token in HOOKGATE_TOKEN)",
     load: async () => (await import('./bridge.js')).bridge,

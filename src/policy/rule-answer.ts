@@ -1,0 +1,38 @@
+/**
+ * A gateway rule's verdict as the answer to the call, in PicoClaw's terms (each dialect translates
+ * it, as it translates a hook's). Pure.
+ *
+ * - `deny`: before_tool `deny_tool`; approve_tool an explicit denial. The hook is never asked.
+ * - `ask`: no verdict that skips approval. before_tool goes on to the host's approval (marked, so a
+ *   host with an ask of its own asks); approve_tool gives no verdict where the host has a person to
+ *   ask, and is denied where the approval is this call itself (PicoClaw): nobody is there to ask.
+ * - `allow`: before_tool goes on without asking the hook (the host's own approval still applies);
+ *   approve_tool approves — the caller passes that through the same `approve_tools` check as a
+ *   hook's approval, so a rule is never a way around it.
+ */
+import type { RuleHit } from './rules.js';
+import { hitReason } from './rules.js';
+import { askAnswer, continueAnswer, denyApproval } from './answers.js';
+import { Method } from '../protocol/methods.js';
+
+export type RuleAnswer =
+  | { answer: Record<string, unknown> }
+  /** An approval the caller must check against `approve_tools` before it leaves. */
+  | { approval: { approved: true; reason: string } };
+
+export function ruleAnswer(method: string, hit: RuleHit, hostApproves: boolean): RuleAnswer {
+  const reason = hitReason(hit);
+  switch (hit.action) {
+    case 'deny':
+      return method === Method.ApproveTool
+        ? { answer: denyApproval(reason) }
+        : { answer: { action: 'deny_tool', reason } };
+    case 'ask':
+      if (method !== Method.ApproveTool || hostApproves) return { answer: askAnswer(reason) };
+      return { answer: denyApproval(`${reason}; this host's approval is this call, with no person to ask`) };
+    case 'allow':
+      return method === Method.ApproveTool
+        ? { approval: { approved: true, reason } }
+        : { answer: continueAnswer() };
+  }
+}
