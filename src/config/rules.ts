@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { type CompiledCondition, compileCondition } from '../policy/conditions/index.js';
+import { TOOL_KIND_NAMES } from '../policy/tool-kinds.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 
 export const RULE_ACTIONS = ['deny', 'ask', 'allow'] as const;
@@ -13,10 +14,6 @@ export type RuleAction = (typeof RULE_ACTIONS)[number];
 /** `enforce` decides; `shadow` decides, records what it would have done, and changes nothing. */
 export const POLICY_MODES = ['enforce', 'shadow'] as const;
 export type PolicyMode = (typeof POLICY_MODES)[number];
-
-/** Kinds of tool a rule can name across hosts (src/policy/tool-kinds.ts holds each host's members). */
-export const TOOL_KIND_NAMES = ['shell', 'file_read', 'file_write', 'web_fetch'] as const;
-export type ToolKindName = (typeof TOOL_KIND_NAMES)[number];
 
 const toolSelector = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 

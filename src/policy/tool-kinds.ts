@@ -8,7 +8,9 @@
  * See docs/tool-kinds.md for the table, what is normalised and the known gaps.
  */
 
-export type ToolKind = 'shell' | 'file_read' | 'file_write' | 'web_fetch';
+/** Every kind, as a rule's `kind` names them (src/config/rules.ts). */
+export const TOOL_KIND_NAMES = ['shell', 'file_read', 'file_write', 'web_fetch'] as const;
+export type ToolKind = (typeof TOOL_KIND_NAMES)[number];
 
 /** What a kinded tool call does, in host-independent terms. Empty values mean "not there or not safely readable". */
 export interface KindedCall {
