@@ -4,6 +4,7 @@ import {
   type jsonSchemaValidator,
   type McpHttpHandler,
   type McpRequestContext,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -74,6 +75,10 @@ interface Exchange {
  *
  * Both eras build their server with the same function, so they offer the same tools.
  */
+/**
+ * `direct: false` turns off the route's shortcuts past the SDK (the plain tools/call answer and the
+ * envelope check before classifying): tests compare every answer with and without them.
+ */
 export function mcpService(injected: InjectedToolsCache, opts: { direct?: boolean } = {}): McpService {
   const direct = opts.direct ?? true;
   const exchanges = new WeakMap<Request, Exchange>();
@@ -94,7 +99,7 @@ export function mcpService(injected: InjectedToolsCache, opts: { direct?: boolea
       const plain = direct ? plainToolCall(request, body) : undefined;
       if (plain) {
         response = await serveToolCall(plain, exchange, injected, request, body);
-      } else if (await isLegacyRequest(request, body)) {
+      } else if (!(direct && claimsModern(body)) && (await isLegacyRequest(request, body))) {
         response = await serveLegacy(hookServer(exchange, injected), request, body);
       } else {
         exchanges.set(request, exchange);
@@ -108,6 +113,26 @@ export function mcpService(injected: InjectedToolsCache, opts: { direct?: boolea
     },
     close: () => modern.close(),
   };
+}
+
+/**
+ * Whether a POST carries the 2026-07-28 envelope claim (`params._meta` naming a protocol version)
+ * on anything but `initialize` or a posted response: the SDK never classifies such a message as
+ * legacy (it is served or refused by the modern handler). The modern handler classifies every
+ * request itself, validating the envelope with zod; asking isLegacyRequest first did all of that
+ * twice for every Claude Code call.
+ */
+function claimsModern(body: unknown): boolean {
+  if (!isPlainObject(body) || body.method === 'initialize' || 'result' in body || 'error' in body)
+    return false;
+  const params = body.params;
+  if (!isPlainObject(params)) return false;
+  const meta = params._meta;
+  return isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

@@ -153,6 +153,85 @@ describe('a plain tools/call answered without the SDK', () => {
     });
   }
 
+  const ENVELOPE = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '2.1.328' },
+    'io.modelcontextprotocol/clientCapabilities': { roots: {} },
+  };
+  const MODERN_HEADERS = (method: string, name?: string) => ({
+    ...HEADERS,
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    'mcp-name': name,
+  });
+  const modern = (method: string, params: object, extra: object = {}) => ({
+    jsonrpc: '2.0',
+    id: 'm-1',
+    method,
+    params: { ...params, _meta: ENVELOPE },
+    ...extra,
+  });
+  // Bodies with the envelope claim skip isLegacyRequest: the modern handler must answer them all
+  // as it did when the SDK classified them twice.
+  const modernCases: [string, unknown, Record<string, string | undefined>][] = [
+    [
+      'a modern tools/call',
+      modern('tools/call', { name: 'lookup', arguments: {} }),
+      MODERN_HEADERS('tools/call', 'lookup'),
+    ],
+    ['server/discover', modern('server/discover', {}), MODERN_HEADERS('server/discover')],
+    ['a modern tools/list', modern('tools/list', {}), MODERN_HEADERS('tools/list')],
+    ['a modern unknown tool', modern('tools/call', { name: 'nope' }), MODERN_HEADERS('tools/call', 'nope')],
+    [
+      'initialize with the claim',
+      modern('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'x', version: '1' },
+      }),
+      MODERN_HEADERS('initialize'),
+    ],
+    [
+      'a claim naming a 2025 revision',
+      {
+        ...modern('tools/list', {}),
+        params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } },
+      },
+      HEADERS,
+    ],
+    [
+      'an envelope missing its capabilities',
+      {
+        ...modern('tools/list', {}),
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      },
+      MODERN_HEADERS('tools/list'),
+    ],
+    ['a header naming another method', modern('tools/list', {}), MODERN_HEADERS('tools/call')],
+    ['no protocol header', modern('tools/list', {}), HEADERS],
+    [
+      'a notification with the claim',
+      { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: ENVELOPE } },
+      MODERN_HEADERS('notifications/initialized'),
+    ],
+    [
+      'a posted result with the claim',
+      { jsonrpc: '2.0', id: 3, result: {}, params: { _meta: ENVELOPE } },
+      MODERN_HEADERS('x'),
+    ],
+    [
+      'a claim on a message without an id',
+      { jsonrpc: '2.0', id: null, method: 'tools/list', params: { _meta: ENVELOPE } },
+      MODERN_HEADERS('tools/list'),
+    ],
+  ];
+  for (const [name, body, headers] of modernCases) {
+    it(`answers ${name} as the SDK does`, async () => {
+      const { direct, sdk } = await both(body, ok, headers);
+      expect(direct).toEqual(sdk);
+    });
+  }
+
   it('takes the plain shape only', () => {
     const req = request('', HEADERS);
     expect(plainToolCall(req, call({ name: 'lookup', arguments: { a: 1 } }))).toEqual({
