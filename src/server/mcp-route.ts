@@ -13,6 +13,7 @@ import { readBodyLimited } from './body.js';
 import { httpError, rateLimited } from './errors.js';
 import type { CallObserver, Gateway } from './gateway.js';
 import type { Metrics } from './metrics.js';
+import { messageTraceparent } from './tracing/message-traceparent.js';
 
 /** `idSent`: the response carries x-request-id already (app.ts then leaves it alone). */
 type McpContext = Context<{ Variables: AuthVariables & { idSent?: boolean } }>;
@@ -74,9 +75,18 @@ export function mcpRoute(deps: McpRouteDeps) {
       const hook = c.get('hook');
       countRequests(metrics, hook, body);
       let refusal: Refusal | undefined;
-      const port = hookPort(gateway, c.get('principal'), hook, c.get('requestId'), (r) => {
-        refusal ??= r;
-      });
+      // A single request's trace context (MCP's SEP-414 `params._meta.traceparent`), else the header's.
+      const traceparent = messageTraceparent(body) ?? c.req.header('traceparent');
+      const port = hookPort(
+        gateway,
+        c.get('principal'),
+        hook,
+        c.get('requestId'),
+        (r) => {
+          refusal ??= r;
+        },
+        traceparent,
+      );
       const answer = await mcp.serve(c.req.raw, body, port, c.get('requestId'));
       if ('limited' in answer)
         throw rateLimited(refusal ?? new Refusal('hook_rate', answer.limited.retryAfterMs));
@@ -105,12 +115,13 @@ function hookPort(
   hook: HookRuntime,
   requestId: string,
   onRefusal: (r: Refusal) => void,
+  traceparent?: string,
 ): McpHookPort {
   const backend = gateway.backendOf(hook);
   // Tool discovery is about the hook, not the caller: asked under the hook's own tools, and kept.
   const asHook: Principal = { ...principal, tools: undefined };
   const tools = servedTools(gateway.policyFor(principal, hook).tools);
-  const origin = { dialect: MCP, requestId };
+  const origin = { dialect: MCP, requestId, traceparent };
   return {
     hook: hook.name,
     tools,
@@ -128,6 +139,7 @@ function hookPort(
                   gateway.invoke(asHook, hook, Method.BeforeLlm, params, {
                     dialect: MCP,
                     requestId,
+                    traceparent,
                     observer,
                   }),
                 onRefusal,
@@ -136,8 +148,7 @@ function hookPort(
         : undefined,
     beforeTool: (params) =>
       viaGateway(
-        (observer) =>
-          gateway.invoke(principal, hook, Method.BeforeTool, params, { dialect: MCP, requestId, observer }),
+        (observer) => gateway.invoke(principal, hook, Method.BeforeTool, params, { ...origin, observer }),
         onRefusal,
       ),
     admits(params) {

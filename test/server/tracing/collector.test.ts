@@ -43,7 +43,8 @@ async function recordingHook(): Promise<RecordingHook> {
     });
     req.on('end', () => {
       const msg = JSON.parse(body);
-      if (msg.params?.tool !== undefined) received.set(msg.params.tool, req.headers.traceparent);
+      if (msg.params?.tool !== undefined)
+        received.set(msg.params.tool, req.headers.traceparent as string | undefined);
       if (req.url === '/broken') {
         res.writeHead(500).end('down for the test');
         return;
@@ -80,6 +81,7 @@ function gatewayDoc() {
       acme: tenantDoc({
         ok: { backend: backend('/ok'), modes: ['tool'], timeout_ms: 10_000 },
         broken: { backend: backend('/broken'), modes: ['tool'], timeout_ms: 10_000, on_failure: 'open' },
+        mcp: { backend: backend('/ok'), modes: ['tool'], tools: ['mcp_tool'], timeout_ms: 10_000 },
       }),
     },
   };
@@ -221,6 +223,47 @@ describe.skipIf(SKIP_OTELCOL)(`traces in a real OpenTelemetry Collector${otelcol
       [underscoreTrace, underscoreSpan],
       [upgradeTrace, upgradeSpan],
     ]);
+  });
+
+  it("takes an MCP tools/call's trace context from its params._meta (SEP-414), and records a refusal by rule", async () => {
+    const trace = hex(16);
+    const mcpSpan = hex(8);
+    const res = await fetch(`${gw.url}/v1/tenants/acme/hooks/mcp/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        authorization: `Bearer ${await gw.token()}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'mcp_tool', arguments: {}, _meta: { traceparent: traceparent(trace, mcpSpan) } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    await gw.tracer?.forceFlush();
+    // The hook may not respond with this tool (no grant): refused before the hook was asked.
+    const spans = await collector.waitFor((s) => callSpans(s, 'mcp_tool').server !== undefined);
+    const { server, hookSpan } = callSpans(spans, 'mcp_tool');
+    expect(server).toMatchObject({ traceId: trace, parentSpanId: mcpSpan, name: 'tools/call mcp_tool' });
+    expect(server!.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'hookgate.dialect': 'mcp',
+      'hookgate.decision.kind': 'refused',
+      'hookgate.violation.rules': ['tool_not_granted'],
+    });
+    expect(server!.events).toEqual([
+      {
+        name: 'hookgate.violation',
+        attributes: { 'hookgate.rule': 'tool_not_granted', 'gen_ai.tool.name': 'mcp_tool' },
+      },
+    ]);
+    expect(hookSpan).toBeUndefined();
+    expect(hook.received.has('mcp_tool')).toBe(false);
   });
 
   it('exports the last spans when the gateway shuts down (no flush asked for)', async () => {
