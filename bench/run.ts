@@ -563,6 +563,22 @@ function targets(
     1.5,
     'max',
   );
+  // An MCP tools/call is a native call in another envelope: its CPU against the native route's.
+  const mcp = find('gw-mcp', 'small');
+  const http = find('gw-http', 'small');
+  const mcpRatio =
+    mcp?.cpuPerCall !== undefined && http?.cpuPerCall !== undefined && !mcp.skipped && !http.skipped
+      ? mcp.cpuPerCall / http.cpuPerCall
+      : undefined;
+  out.push({
+    name: 'MCP tools/call, small: gateway CPU per call vs HTTP → module (64 conns)',
+    limit: '≤ 2×',
+    measured:
+      mcpRatio === undefined
+        ? (mcp?.skipped ?? 'not measured')
+        : `${mcpRatio.toFixed(2)}×${mcp?.errors ? ` (${mcp.errors} errors)` : ''}`,
+    met: mcpRatio === undefined ? undefined : mcpRatio <= 2 && mcp?.errors === 0,
+  });
   const gwIdle = idle.find((i) => i.target === (prefix ? 'gateway (candidate)' : 'gateway'));
   out.push({
     name: `Idle WebSocket RSS per connection (${gwIdle?.opened ?? PARAMS.idleConnections} held by another process)`,
@@ -1042,6 +1058,13 @@ async function main(): Promise<void> {
       WsClient.open('cand ws stdio', candWsStdioUrl, token),
       openMany('cand ws stdio', candWsStdioUrl, token),
     ]);
+    const candMcpUrl = `${candInfo.url}${path}/mcp`;
+    const [candMcpSeq, candMcpMany] = wantMcp
+      ? await Promise.all([
+          McpHttpClient.open('cand mcp', candMcpUrl, token, 1),
+          McpHttpClient.open('cand mcp 64', candMcpUrl, token, N),
+        ])
+      : [];
     specs.push(
       {
         id: 'cand-gw-http',
@@ -1090,9 +1113,22 @@ async function main(): Promise<void> {
         procs: candInfo.hookPid ? ['gateway-cand', 'hook-cand'] : ['gateway-cand'],
         counters: cand,
       },
+      {
+        id: 'cand-gw-mcp',
+        label: 'candidate: MCP tools/call (MCP route) → module',
+        group: 'hookgate',
+        msgs: ['small'],
+        floors: ['supergateway-mcp'],
+        bytes: MCP_CALL_BYTES,
+        seq: candMcpSeq,
+        many: candMcpMany ? [candMcpMany] : undefined,
+        procs: ['gateway-cand'],
+        counters: cand,
+        skipped: wantMcp ? undefined : 'not selected (--only)',
+      },
     );
     if (ONLY)
-      for (const sp of specs.slice(-4))
+      for (const sp of specs.slice(-5))
         if (!ONLY.includes(sp.id.slice(5))) sp.skipped ??= 'not selected (--only)';
   }
   const cells: Cell[] = [];
