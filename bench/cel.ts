@@ -23,6 +23,7 @@ import { Miniflare } from 'miniflare';
 import { compileLinearRegex, MAX_MATCH_STEPS } from '../src/policy/conditions/linear-regex.js';
 import { REPO_ROOT } from './lib/config.js';
 import { grantCost } from './lib/grant-cost.js';
+import { ruleCost } from './lib/rule-cost.js';
 import { median } from './lib/stats.js';
 
 function flag(name: string): string | undefined {
@@ -255,8 +256,17 @@ function printGrantCost(): void {
   console.log(`\n== conditional grants per call (approve_tools, applyPolicy)\n  ${grantCost().join('\n  ')}`);
 }
 
+/** Gateway rules before the hook is asked (bench/lib/rule-cost.ts). */
+function printRuleCost(): void {
+  console.log(`\n== gateway rules per call (decideByRules)\n  ${ruleCost().join('\n  ')}`);
+}
+
 if (process.argv.includes('--grants')) {
   printGrantCost();
+  process.exit(0);
+}
+if (process.argv.includes('--rules')) {
+  printRuleCost();
   process.exit(0);
 }
 const outDir = mkdtempSync(join(tmpdir(), 'hookgate-cel-'));
