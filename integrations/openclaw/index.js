@@ -18,7 +18,7 @@ const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 // reserved names, the policy's aliases), compared lowercased. OpenClaw drops a plugin tool of such
 // a name and runs its own; since this plugin leaves its own tools' before_tool_call alone, that core
 // tool would then run without asking the gateway. Such a tool is not registered, so its calls are
-// forwarded like any other. A copy of src/dialects/openclaw/core-tools.ts; a test holds the two together.
+// forwarded like any other. A copy of src/hosts/openclaw/core-tools.ts; a test holds the two together.
 const CORE_TOOLS = new Set([
   'ls',
   'read',

@@ -136,7 +136,7 @@ describe('Claude Code: approve_tools: [{ tool: Bash, when: git status }]', () =>
 });
 
 describe('Codex: the same approve_tools entry behind its PermissionRequest allow', () => {
-  // Codex's PermissionRequest stdin is its PreToolUse shape under that event (as in command-host-route.test.ts).
+  // Codex's PermissionRequest stdin is its PreToolUse shape under that event (as in test/hosts/command/route.test.ts).
   const permissionRequest = (command: string) => {
     const body = JSON.parse(exchange('codex', '01').stdin);
     return { ...body, hook_event_name: 'PermissionRequest', tool_input: { ...body.tool_input, command } };

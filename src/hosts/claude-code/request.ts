@@ -3,7 +3,7 @@ import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-me
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
 import { toToolResult } from './tool-output.js';
-import { bareToolName } from '../mcp-tool-name.js';
+import { bareToolName } from '../shared/mcp-tool-name.js';
 
 /**
  * Claude Code HTTP-hook body → one hook call on the PicoClaw methods. Pure: the caller passes the

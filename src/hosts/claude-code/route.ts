@@ -1,20 +1,14 @@
 import type { Context } from 'hono';
-import {
-  answeredLabel,
-  DIALECT,
-  type RequestOptions,
-  toHookRequest,
-  toHostAnswer,
-} from '../dialects/claude-code/index.js';
-import { Refusal } from '../limits/types.js';
-import { Method } from '../protocol/methods.js';
-import type { AuthVariables } from './auth.js';
-import { readJsonBody } from './body.js';
-import { httpError, rateLimited } from './errors.js';
-import { ClaudeCodeHookFields } from './openapi.js';
-import { documentedBodyViolation } from './documented-body.js';
-import type { CallOrigin, Gateway } from './gateway.js';
-import { hostAnswerText } from './host-answer.js';
+import { answeredLabel, DIALECT, type RequestOptions, toHookRequest, toHostAnswer } from './index.js';
+import { Refusal } from '../../limits/types.js';
+import { Method } from '../../protocol/methods.js';
+import type { AuthVariables } from '../../server/auth.js';
+import { readJsonBody } from '../../server/body.js';
+import { httpError, rateLimited } from '../../server/errors.js';
+import { ClaudeCodeHookFields } from '../../server/openapi.js';
+import { documentedBodyViolation } from '../../server/documented-body.js';
+import type { CallOrigin, Gateway } from '../../server/gateway.js';
+import { hostAnswerText } from '../../server/host-answer.js';
 
 /**
  * The name this hook's own MCP route is registered under in Claude Code's settings; its tools then
@@ -73,6 +67,7 @@ export async function answerClaudeCode(
     dialect: DIALECT,
     hostApproves: true,
     requestId,
+    traceparent: c.req.header('traceparent'),
     // Audited as what Claude Code gets (a refused approval is `{}` there), not in PicoClaw's terms.
     describeAnswer: (a) => answeredLabel(toHostAnswer(request, a)),
   };

@@ -1,5 +1,5 @@
-import type { HookRuntime } from '../config/runtime.js';
-import { hookRouteUrl, TOKEN_ENV } from './setup-common.js';
+import type { HookRuntime } from '../../config/runtime.js';
+import { hookRouteUrl, TOKEN_ENV } from '../shared/setup-common.node.js';
 
 /**
  * Claude Code events that support HTTP hooks and carry nothing a hook could decide (SessionStart

@@ -1,4 +1,4 @@
-import type { ShimHost } from '../command-shim.js';
+import type { ShimHost } from '../command/shim.js';
 
 /**
  * Claude Code's **command** hooks (`type: "command"`), for where its HTTP hooks cannot reach the

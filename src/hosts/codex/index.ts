@@ -2,7 +2,7 @@
  * The Codex CLI dialect: Codex's command hooks (run through `hookgate hook --host codex`) onto the
  * hook's PicoClaw methods and back. See docs/hosts/codex.md.
  */
-import type { CommandHost } from '../command-host.js';
+import type { CommandHost } from '../command/host.js';
 import { toHookRequest } from './request.js';
 import { toHostAnswer } from './response.js';
 

@@ -2,8 +2,8 @@ import { ownString, ownValue as own } from '../../lib/own-property.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-meta.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
-import type { CommandHostRequest, CommandRequestOptions } from '../command-host.js';
-import { bareToolName } from '../mcp-tool-name.js';
+import type { CommandHostRequest, CommandRequestOptions } from '../command/host.js';
+import { bareToolName } from '../shared/mcp-tool-name.js';
 
 /**
  * Codex command-hook stdin → one hook call. Codex writes Claude Code's shape (`hook_event_name`,

@@ -1,5 +1,5 @@
-import type { CommandHostCall } from '../command-host.js';
-import { approvalReason, approvedBy, toolVerdict } from '../tool-verdict.js';
+import type { CommandHostCall } from '../command/host.js';
+import { approvalReason, approvedBy, toolVerdict } from '../command/tool-verdict.js';
 
 /**
  * Policy-checked answer → what the shim prints for Codex. Pure; the grants are already applied.

@@ -1,4 +1,4 @@
-import type { ShimEntry, ShimEvents } from '../command-setup.js';
+import type { ShimEntry, ShimEvents } from '../command/shim-entries.js';
 
 /**
  * The `config.toml` hooks that run `hookgate hook --host codex`, trusted. Codex skips a

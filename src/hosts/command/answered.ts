@@ -1,4 +1,4 @@
-import { isPlainObject } from '../policy/equal.js';
+import { isPlainObject } from '../../policy/equal.js';
 
 /** Fields whose value says the verdict; the others are named, never shown (arguments, reasons). */
 const VERDICT_FIELDS = new Set(['permissionDecision', 'decision', 'behavior', 'continue']);

@@ -1,7 +1,7 @@
-import { TOKEN_ENV } from '../bridge/options.js';
-import type { ShimHost, ShimOutput } from '../dialects/command-shim.js';
-import { postJson } from './post-json.js';
-import { readInputCapped } from './cli/read-input.js';
+import { TOKEN_ENV } from '../../bridge/options.js';
+import type { ShimHost, ShimOutput } from './shim.js';
+import { postJson } from '../../node/post-json.js';
+import { readInputCapped } from '../../node/cli/read-input.js';
 
 /**
  * One command-hook firing of Codex, Copilot CLI or Gemini CLI: the host's JSON from stdin → the

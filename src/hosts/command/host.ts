@@ -1,11 +1,11 @@
-import type { CallMethod } from '../protocol/methods.js';
+import type { CallMethod } from '../../protocol/methods.js';
 
 /**
  * What every host that runs a command per hook event (Codex, Copilot CLI, Gemini CLI; Devin,
  * Goose, Continue and Factory next) gives the gateway: a translation of its stdin JSON onto one
  * hook call and of the policy-checked answer back into what the command prints. The route
- * (src/server/command-host-route.ts) and the shim (`hookgate hook`) are shared; a new host is one
- * folder here with its request, response, shim and setup, and one entry in COMMAND_HOSTS.
+ * (src/hosts/command/route.ts) and the shim (`hookgate hook`) are shared; a new host is one
+ * folder in src/hosts with its request, response, shim and setup, and one entry in COMMAND_HOSTS.
  */
 
 export type CommandHostRequest =

@@ -1,22 +1,22 @@
 import type { Context } from 'hono';
-import { commandAnsweredLabel } from '../dialects/command-answered.js';
-import type { CommandHost, CommandHostCall } from '../dialects/command-host.js';
-import { toolVerdict } from '../dialects/tool-verdict.js';
-import { Refusal } from '../limits/types.js';
-import { isPlainObject } from '../policy/equal.js';
-import { Method } from '../protocol/methods.js';
-import type { AuthVariables } from './auth.js';
-import { readJsonBody } from './body.js';
-import { ownMcpServerName } from './claude-code-route.js';
-import { documentedBodyViolation } from './documented-body.js';
-import { httpError, rateLimited } from './errors.js';
-import type { CallOrigin, Gateway } from './gateway.js';
-import { hostAnswerText } from './host-answer.js';
-import { COMMAND_HOST_FIELDS } from './openapi.js';
+import { commandAnsweredLabel } from './answered.js';
+import type { CommandHost, CommandHostCall } from './host.js';
+import { toolVerdict } from './tool-verdict.js';
+import { Refusal } from '../../limits/types.js';
+import { isPlainObject } from '../../policy/equal.js';
+import { Method } from '../../protocol/methods.js';
+import type { AuthVariables } from '../../server/auth.js';
+import { readJsonBody } from '../../server/body.js';
+import { ownMcpServerName } from '../claude-code/route.js';
+import { documentedBodyViolation } from '../../server/documented-body.js';
+import { httpError, rateLimited } from '../../server/errors.js';
+import type { CallOrigin, Gateway } from '../../server/gateway.js';
+import { hostAnswerText } from '../../server/host-answer.js';
+import { COMMAND_HOST_FIELDS } from '../../server/openapi.js';
 
 /**
  * POST .../{hook}/<dialect> for a host that runs a command per hook event (Codex, Copilot, Gemini;
- * see src/dialects/command-hosts.ts): the host's stdin JSON, as `hookgate hook` forwards it, through
+ * see src/hosts/command/hosts.ts): the host's stdin JSON, as `hookgate hook` forwards it, through
  * the gateway's call path, answered with what the command prints (`{}`: print nothing). As on the
  * other dialect routes, a hook that is down, slow or wrong still gets 200 with its declared failure
  * answer in the host's shape; only what the gateway cannot answer for the hook (not the host's
@@ -51,6 +51,7 @@ export async function answerCommandHost(
     dialect: host.dialect,
     hostApproves: host.hostApproves,
     requestId,
+    traceparent: c.req.header('traceparent'),
     // Audited as what the host gets, not in PicoClaw's terms.
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, a)),
   };
@@ -96,6 +97,7 @@ async function approvalOf(
     dialect: host.dialect,
     hostApproves: true,
     requestId: c.get('requestId'),
+    traceparent: c.req.header('traceparent'),
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, answer, a)),
   };
   const approval = await gateway.invoke(c.get('principal'), hook, Method.ApproveTool, params, origin);

@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { HookgateError } from '../lib/errors.js';
-import type { HookRuntime } from '../config/runtime.js';
-import { codexConfigToml } from '../dialects/codex/setup.js';
-import type { ShimEntry, ShimEvents } from '../dialects/command-setup.js';
-import { copilotHooksJson } from '../dialects/copilot/setup.js';
-import { geminiSettings } from '../dialects/gemini/setup.js';
-import { shellJoin } from './cli/own-command.js';
-import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
+import { HookgateError } from '../../lib/errors.js';
+import type { HookRuntime } from '../../config/runtime.js';
+import { codexConfigToml } from '../codex/setup.js';
+import type { ShimEntry, ShimEvents } from './shim-entries.js';
+import { copilotHooksJson } from '../copilot/setup.js';
+import { geminiSettings } from '../gemini/setup.js';
+import { shellJoin } from '../../node/cli/own-command.js';
+import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from '../shared/setup-common.node.js';
 
 export const COMMAND_SETUP_HOSTS = ['codex', 'copilot', 'gemini'] as const;
 export type CommandSetupHost = (typeof COMMAND_SETUP_HOSTS)[number];

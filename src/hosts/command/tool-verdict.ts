@@ -1,4 +1,4 @@
-import { fillBack, isPlainObject, jsonEqual } from '../policy/equal.js';
+import { fillBack, isPlainObject, jsonEqual } from '../../policy/equal.js';
 
 /**
  * A policy-checked before_tool answer, reduced to what a command-hook host can carry: nothing, a

@@ -2,7 +2,7 @@ import { ownString, ownValue as own } from '../../lib/own-property.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallIds, hookMeta } from '../../protocol/hook-meta.js';
 import { Method } from '../../protocol/methods.js';
-import type { CommandHostRequest, CommandRequestOptions } from '../command-host.js';
+import type { CommandHostRequest, CommandRequestOptions } from '../command/host.js';
 
 /**
  * Copilot CLI command-hook stdin → one hook call, as captured from Copilot 1.0.102

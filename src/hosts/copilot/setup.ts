@@ -1,4 +1,4 @@
-import type { ShimEvents } from '../command-setup.js';
+import type { ShimEvents } from '../command/shim-entries.js';
 
 /**
  * A user-level hook file for Copilot CLI (`~/.copilot/hooks/<name>.json`): the only place its

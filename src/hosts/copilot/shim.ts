@@ -1,4 +1,4 @@
-import type { ShimHost } from '../command-shim.js';
+import type { ShimHost } from '../command/shim.js';
 
 /** postToolUse's stdin has a top-level `toolResult` (Copilot names no event); anything else may be a call. */
 function isAfterTheTool(input: string): boolean {

@@ -2,7 +2,7 @@
  * The Gemini CLI dialect: Gemini's command hooks (run through `hookgate hook --host gemini`) onto
  * the hook's PicoClaw methods and back. See docs/hosts/gemini.md.
  */
-import type { CommandHost } from '../command-host.js';
+import type { CommandHost } from '../command/host.js';
 import { toHookRequest } from './request.js';
 import { toHostAnswer } from './response.js';
 

@@ -2,7 +2,7 @@ import { ownString, ownValue as own } from '../../lib/own-property.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-meta.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
-import type { CommandHostRequest, CommandRequestOptions } from '../command-host.js';
+import type { CommandHostRequest, CommandRequestOptions } from '../command/host.js';
 
 /**
  * Gemini CLI command-hook stdin → one hook call, as captured from Gemini CLI 0.61.0

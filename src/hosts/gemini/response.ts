@@ -1,5 +1,5 @@
-import type { CommandHostCall } from '../command-host.js';
-import { toolVerdict } from '../tool-verdict.js';
+import type { CommandHostCall } from '../command/host.js';
+import { toolVerdict } from '../command/tool-verdict.js';
 
 /**
  * Policy-checked answer → what the shim prints for Gemini CLI. Pure; the grants are applied.

@@ -1,4 +1,4 @@
-import type { ShimEvents } from '../command-setup.js';
+import type { ShimEvents } from '../command/shim-entries.js';
 
 /**
  * The `hooks` block of Gemini CLI's `settings.json` (`~/.gemini/` or the project's `.gemini/`),

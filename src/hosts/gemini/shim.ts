@@ -1,4 +1,4 @@
-import type { ShimHost } from '../command-shim.js';
+import type { ShimHost } from '../command/shim.js';
 
 /**
  * Gemini CLI blocks on exit 2 and shows the model the stderr text (`Tool execution blocked:

@@ -1,6 +1,6 @@
-import { TOKEN_ENV } from '../bridge/options.js';
-import { postJson } from './post-json.js';
-import { readInputCapped } from './cli/read-input.js';
+import { TOKEN_ENV } from '../../bridge/options.js';
+import { postJson } from '../../node/post-json.js';
+import { readInputCapped } from '../../node/cli/read-input.js';
 
 /**
  * One Hermes shell-hook firing: Hermes's JSON from stdin → the gateway's hermes route → what Hermes

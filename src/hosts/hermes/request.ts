@@ -2,7 +2,7 @@ import { ownString, ownValue as own } from '../../lib/own-property.js';
 import { type CallIds, hookMeta, hostRuntimeEvent } from '../../protocol/hook-meta.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
-import { bareToolName } from '../mcp-tool-name.js';
+import { bareToolName } from '../shared/mcp-tool-name.js';
 
 /**
  * Hermes shell-hook payload → one hook call on the PicoClaw methods. Pure: the caller passes the

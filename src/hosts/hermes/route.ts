@@ -1,14 +1,14 @@
 import type { Context } from 'hono';
-import { DIALECT, hermesMcpServerName, toHookRequest, toHostAnswer } from '../dialects/hermes/index.js';
-import { Refusal } from '../limits/types.js';
-import { Method } from '../protocol/methods.js';
-import type { AuthVariables } from './auth.js';
-import { readJsonBody } from './body.js';
-import { httpError, rateLimited } from './errors.js';
-import { HermesHookFields } from './openapi.js';
-import { documentedBodyViolation } from './documented-body.js';
-import type { Gateway } from './gateway.js';
-import { hostAnswerText } from './host-answer.js';
+import { DIALECT, hermesMcpServerName, toHookRequest, toHostAnswer } from './index.js';
+import { Refusal } from '../../limits/types.js';
+import { Method } from '../../protocol/methods.js';
+import type { AuthVariables } from '../../server/auth.js';
+import { readJsonBody } from '../../server/body.js';
+import { httpError, rateLimited } from '../../server/errors.js';
+import { HermesHookFields } from '../../server/openapi.js';
+import { documentedBodyViolation } from '../../server/documented-body.js';
+import type { Gateway } from '../../server/gateway.js';
+import { hostAnswerText } from '../../server/host-answer.js';
 
 /**
  * POST .../{hook}/hermes: one Hermes shell-hook payload (any event, as `hookgate hermes-hook`
@@ -42,7 +42,13 @@ export async function answerHermes(
     return answer('{}');
   }
   // Hermes has no approval a verdict could skip, and merges a rewrite into the arguments.
-  const origin = { dialect: DIALECT, hostApproves: false, mergesArguments: true, requestId };
+  const origin = {
+    dialect: DIALECT,
+    hostApproves: false,
+    mergesArguments: true,
+    requestId,
+    traceparent: c.req.header('traceparent'),
+  };
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   const access = hook.grants.conversationAccess;

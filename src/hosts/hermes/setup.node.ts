@@ -1,6 +1,6 @@
-import type { HookRuntime } from '../config/runtime.js';
-import { hermesMcpServerName as serverNameOf } from '../dialects/hermes/index.js';
-import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
+import type { HookRuntime } from '../../config/runtime.js';
+import { hermesMcpServerName as serverNameOf } from './index.js';
+import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from '../shared/setup-common.node.js';
 
 /** Hermes events that carry nothing a hook could decide; observers get them as runtime events. */
 const OBSERVED_EVENTS = ['post_llm_call', 'on_session_start', 'on_session_end', 'subagent_stop'] as const;

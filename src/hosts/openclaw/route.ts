@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { HookRuntime } from '../config/runtime.js';
+import type { HookRuntime } from '../../config/runtime.js';
 import {
   approvalAnswer,
   DIALECT,
@@ -9,18 +9,18 @@ import {
   toHookRequest,
   toHostAnswer,
   toToolResult,
-} from '../dialects/openclaw/index.js';
-import { Refusal } from '../limits/types.js';
-import { isPlainObject } from '../policy/equal.js';
-import type { Principal } from '../auth/principal.js';
-import { type CallMethod, Method } from '../protocol/methods.js';
-import type { AuthVariables } from './auth.js';
-import { readJsonBody } from './body.js';
-import { httpError, rateLimited } from './errors.js';
-import { OpenClawHookFields } from './openapi.js';
-import { documentedBodyViolation } from './documented-body.js';
-import type { Gateway } from './gateway.js';
-import { hostAnswerText } from './host-answer.js';
+} from './index.js';
+import { Refusal } from '../../limits/types.js';
+import { isPlainObject } from '../../policy/equal.js';
+import type { Principal } from '../../auth/principal.js';
+import { type CallMethod, Method } from '../../protocol/methods.js';
+import type { AuthVariables } from '../../server/auth.js';
+import { readJsonBody } from '../../server/body.js';
+import { httpError, rateLimited } from '../../server/errors.js';
+import { OpenClawHookFields } from '../../server/openapi.js';
+import { documentedBodyViolation } from '../../server/documented-body.js';
+import type { Gateway } from '../../server/gateway.js';
+import { hostAnswerText } from '../../server/host-answer.js';
 
 type Call = Extract<HookRequest, { kind: 'call' }>;
 type Execute = Extract<HookRequest, { kind: 'execute' }>;
@@ -46,6 +46,7 @@ export async function answerOpenClaw(
   const body = await readJsonBody(c, maxBodyBytes);
   const hook = c.get('hook');
   const requestId = c.get('requestId');
+  const traceparent = c.req.header('traceparent');
   const request = toHookRequest(body, { requestId, now: new Date().toISOString() });
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not an OpenClaw hook call: ${request.why}`);
@@ -56,14 +57,24 @@ export async function answerOpenClaw(
     return answer('{}');
   }
   if (request.kind === 'execute') {
-    return answer(JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, requestId)));
+    return answer(
+      JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, requestId, traceparent)),
+    );
   }
   const toHost = (a: Record<string, unknown>) => toHostAnswer(request, a);
   if (request.hook === 'before_tool_call') {
-    const out = await beforeToolCall(gateway, c.get('principal'), hook, request, requestId);
+    const out = await beforeToolCall(gateway, c.get('principal'), hook, request, requestId, traceparent);
     return answer(hostAnswerText(hook, request.method, () => out, toHost));
   }
-  const result = await invoke(gateway, c.get('principal'), hook, request.method, request.params, requestId);
+  const result = await invoke(
+    gateway,
+    c.get('principal'),
+    hook,
+    request.method,
+    request.params,
+    requestId,
+    traceparent,
+  );
   return answer(hostAnswerText(hook, request.method, () => toHost(result), toHost));
 }
 
@@ -80,8 +91,9 @@ async function executeTool(
   hook: HookRuntime,
   request: Execute,
   requestId: string,
+  traceparent: string | undefined,
 ): Promise<OpenClawToolResult> {
-  const origin = { dialect: DIALECT, hostApproves: false, requestId };
+  const origin = { dialect: DIALECT, hostApproves: false, requestId, traceparent };
   // A `tools` entry's condition is checked here too, on the arguments OpenClaw would run.
   if (!gateway.admitsToolCall(principal, hook, request.params, 'error:unknown_tool', origin)) {
     return errorResult(`Unknown tool: ${request.tool}`);
@@ -106,11 +118,13 @@ async function invoke(
   method: CallMethod,
   params: Record<string, unknown>,
   requestId: string,
+  traceparent: string | undefined,
 ): Promise<Record<string, unknown>> {
   const result = await gateway.invoke(principal, hook, method, params, {
     dialect: DIALECT,
     hostApproves: false,
     requestId,
+    traceparent,
   });
   if (result instanceof Refusal) throw rateLimited(result);
   return result;
@@ -127,13 +141,14 @@ async function beforeToolCall(
   hook: HookRuntime,
   request: Call,
   requestId: string,
+  traceparent: string | undefined,
 ): Promise<Record<string, unknown>> {
   const approves = hook.modes.has('approve');
   let out: Record<string, unknown> = {};
   if (hook.modes.has('tool') || !approves) {
     out = toHostAnswer(
       request,
-      await invoke(gateway, principal, hook, Method.BeforeTool, request.params, requestId),
+      await invoke(gateway, principal, hook, Method.BeforeTool, request.params, requestId, traceparent),
     );
     if (out.block === true || !approves) return out;
   }
@@ -149,6 +164,7 @@ async function beforeToolCall(
       arguments: isPlainObject(out.params) ? out.params : (request.toolParams ?? {}),
     },
     requestId,
+    traceparent,
   );
   return approvalAnswer(approval) ?? out;
 }

@@ -1,10 +1,10 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HookRuntime } from '../config/runtime.js';
-import { isOpenClawCoreTool } from '../dialects/openclaw/core-tools.js';
-import { HookgateError } from '../lib/errors.js';
-import { packageRoot } from './package-info.js';
-import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from './setup-common.js';
+import type { HookRuntime } from '../../config/runtime.js';
+import { isOpenClawCoreTool } from './core-tools.js';
+import { HookgateError } from '../../lib/errors.js';
+import { packageRoot } from '../../node/package-info.js';
+import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from '../shared/setup-common.node.js';
 
 /** OpenClaw gives a before_tool_call handler 15 s; the plugin refuses a limit above this. */
 const PLUGIN_MAX_TIMEOUT_MS = 14_000;

@@ -1,6 +1,6 @@
-import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../bridge/options.js';
-import type { HookRuntime } from '../config/runtime.js';
-import { hookRouteUrl } from './setup-common.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../../bridge/options.js';
+import type { HookRuntime } from '../../config/runtime.js';
+import { hookRouteUrl } from '../shared/setup-common.node.js';
 
 /** PicoClaw's default deadlines (`hooks.defaults`): per interceptor call, per approval. */
 const PICOCLAW_INTERCEPTOR_MS = 5000;

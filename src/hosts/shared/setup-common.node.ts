@@ -1,7 +1,7 @@
-import type { HookRuntime } from '../config/runtime.js';
+import type { HookRuntime } from '../../config/runtime.js';
 
 /** The variable every host setup reads the hook's token from (the bridge's too). */
-export { TOKEN_ENV } from '../bridge/options.js';
+export { TOKEN_ENV } from '../../bridge/options.js';
 
 /**
  * How much longer than the hook's own deadline a host should wait for the gateway: the gateway

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { compileConfig } from '../config/compile.js';
-import { ConfigError } from '../config/errors.js';
-import type { GatewayConfig } from '../config/runtime.js';
+import { compileConfig } from '../../config/compile.js';
+import { ConfigError } from '../../config/errors.js';
+import type { GatewayConfig } from '../../config/runtime.js';
 
 /**
  * The config as `hookgate setup` needs it: the hooks (modes, tools, deadlines, failure modes) and

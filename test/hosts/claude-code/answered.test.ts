@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answeredLabel } from '../../../src/dialects/claude-code/answered.js';
+import { answeredLabel } from '../../../src/hosts/claude-code/answered.js';
 
 describe('answeredLabel: what Claude Code was sent, for the audit line', () => {
   it('names decisions and what else the answer carries, never its contents', () => {

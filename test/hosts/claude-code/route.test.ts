@@ -5,9 +5,9 @@ import {
   keyOf,
   loadCcFixtures,
   PRODUCIBLE,
-} from '../helpers/claude-code-fixtures.js';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
-import { recorder } from '../helpers/recording-hook.js';
+} from '../../helpers/claude-code-fixtures.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { recorder } from '../../helpers/recording-hook.js';
 
 /**
  * POST /v1/tenants/{tenant}/hooks/{hook}/claude-code through a real gateway on 127.0.0.1, with the

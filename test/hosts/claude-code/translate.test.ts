@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toHookRequest, toHostAnswer, toolName } from '../../../src/dialects/claude-code/index.js';
+import { toHookRequest, toHostAnswer, toolName } from '../../../src/hosts/claude-code/index.js';
 import {
   answeredBody,
   type CcExchange,

@@ -3,10 +3,10 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { exchange } from '../helpers/command-host-fixtures.js';
-import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
-import { recorder } from '../helpers/recording-hook.js';
-import { type RedirectServer, startRedirectServer } from '../helpers/redirect-server.js';
+import { exchange } from '../../helpers/command-host-fixtures.js';
+import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { recorder } from '../../helpers/recording-hook.js';
+import { type RedirectServer, startRedirectServer } from '../../helpers/redirect-server.js';
 
 /**
  * `hookgate hook --host codex|copilot|gemini` as the hosts run it: a real child process with the

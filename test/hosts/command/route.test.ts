@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CommandExchange, exchange, loadCommandFixtures } from '../helpers/command-host-fixtures.js';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
-import { recorder } from '../helpers/recording-hook.js';
+import { type CommandExchange, exchange, loadCommandFixtures } from '../../helpers/command-host-fixtures.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { recorder } from '../../helpers/recording-hook.js';
 
 /**
  * POST …/hooks/{hook}/codex|copilot|gemini through a real gateway on 127.0.0.1, fed the stdin the

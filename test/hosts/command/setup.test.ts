@@ -4,11 +4,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownCommand, shellJoin } from '../../src/node/cli/own-command.js';
-import { runCli } from '../helpers/cli.js';
-import { exchange } from '../helpers/command-host-fixtures.js';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
-import { recorder } from '../helpers/recording-hook.js';
+import { ownCommand, shellJoin } from '../../../src/node/cli/own-command.js';
+import { runCli } from '../../helpers/cli.js';
+import { exchange } from '../../helpers/command-host-fixtures.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { recorder } from '../../helpers/recording-hook.js';
 
 /** This Node and this hookgate's path, as one command line: what setup prints unless --command says otherwise. */
 const HOOKGATE = shellJoin(ownCommand());

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
-import { postTool, preTool } from '../helpers/hermes-payloads.js';
-import { recorder } from '../helpers/recording-hook.js';
-import { startRedirectServer } from '../helpers/redirect-server.js';
+import { runCli } from '../../helpers/cli.js';
+import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { postTool, preTool } from '../../helpers/hermes-payloads.js';
+import { recorder } from '../../helpers/recording-hook.js';
+import { startRedirectServer } from '../../helpers/redirect-server.js';
 
 /**
  * `hookgate hermes-hook` as Hermes runs it: a real child process with Hermes's JSON on stdin,

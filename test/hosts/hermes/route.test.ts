@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
-import { postTool, preLlm, preTool } from '../helpers/hermes-payloads.js';
-import { recorder } from '../helpers/recording-hook.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
+import { postTool, preLlm, preTool } from '../../helpers/hermes-payloads.js';
+import { recorder } from '../../helpers/recording-hook.js';
 
 /**
  * POST /v1/tenants/{tenant}/hooks/{hook}/hermes through a real gateway on 127.0.0.1, with Hermes's

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ownCommand, shellJoin } from '../../src/node/cli/own-command.js';
-import { runCli } from '../helpers/cli.js';
+import { ownCommand, shellJoin } from '../../../src/node/cli/own-command.js';
+import { runCli } from '../../helpers/cli.js';
 
 /** This Node and this hookgate's path, as one command line: what setup prints unless --command says otherwise. */
 const HOOKGATE = shellJoin(ownCommand());

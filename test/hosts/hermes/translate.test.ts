@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toHookRequest, toHostAnswer } from '../../../src/dialects/hermes/index.js';
+import { toHookRequest, toHostAnswer } from '../../../src/hosts/hermes/index.js';
 import { CAPTURED_PRE_TOOL_0_19, postTool, preLlm, preTool } from '../../helpers/hermes-payloads.js';
 
 const PRE_TOOL = preTool();

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import {
   keyOf,
   loadOcFixtures,
   type OcExchange,
   PRODUCIBLE,
   returnedToHost,
-} from '../helpers/openclaw-fixtures.js';
-import { recorder } from '../helpers/recording-hook.js';
+} from '../../helpers/openclaw-fixtures.js';
+import { recorder } from '../../helpers/recording-hook.js';
 
 /**
  * POST /v1/tenants/{tenant}/hooks/{hook}/openclaw through a real gateway on 127.0.0.1, with the

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readTools } from '../../integrations/openclaw/index.js';
-import { isOpenClawCoreTool, OPENCLAW_CORE_TOOLS } from '../../src/dialects/openclaw/core-tools.js';
-import { OPENCLAW_TOOL_NAME } from '../../src/node/setup-openclaw.js';
-import { runCli } from '../helpers/cli.js';
-import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { readTools } from '../../../integrations/openclaw/index.js';
+import { isOpenClawCoreTool, OPENCLAW_CORE_TOOLS } from '../../../src/hosts/openclaw/core-tools.js';
+import { OPENCLAW_TOOL_NAME } from '../../../src/hosts/openclaw/setup.node.js';
+import { runCli } from '../../helpers/cli.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-openclaw-'));
 const config = join(dir, 'hookgate.yaml');
@@ -114,7 +114,7 @@ describe('hookgate setup openclaw', () => {
     expect(readTools(tools, manifest.contracts.tools)).toEqual({ tools: tools.tools, problems: [] });
     for (const f of ['index.js', 'index.d.ts', 'package.json', 'README.md']) {
       expect(readFileSync(join(out, f), 'utf8')).toBe(
-        readFileSync(join(__dirname, '../../integrations/openclaw', f), 'utf8'),
+        readFileSync(join(__dirname, '../../../integrations/openclaw', f), 'utf8'),
       );
     }
   });

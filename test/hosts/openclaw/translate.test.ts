@@ -6,7 +6,7 @@ import {
   toHookRequest,
   toHostAnswer,
   toToolResult,
-} from '../../../src/dialects/openclaw/index.js';
+} from '../../../src/hosts/openclaw/index.js';
 import {
   keyOf,
   loadOcFixtures,

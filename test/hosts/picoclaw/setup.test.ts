@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ownCommand } from '../../src/node/cli/own-command.js';
-import { runCli } from '../helpers/cli.js';
+import { ownCommand } from '../../../src/node/cli/own-command.js';
+import { runCli } from '../../helpers/cli.js';
 
 /** This Node and this hookgate's path: what setup prints unless --command says otherwise. */
 const HOOKGATE = ownCommand();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookgate-setup-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

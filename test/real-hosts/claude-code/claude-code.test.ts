@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { claudeCodeSettings } from '../../../src/node/setup-claude-code.js';
+import { claudeCodeSettings } from '../../../src/hosts/claude-code/setup.node.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { CLAUDE_BIN, CLAUDE_CODE_VERSION, claudeInstalled, cleanup, runClaude } from './run-claude.js';

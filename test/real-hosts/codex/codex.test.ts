@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { codexConfigToml } from '../../../src/dialects/codex/setup.js';
-import { shimEvents } from '../../../src/node/setup-command-hosts.js';
+import { codexConfigToml } from '../../../src/hosts/codex/setup.js';
+import { shimEvents } from '../../../src/hosts/command/setup.node.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { HOOKGATE_ARGV } from '../hookgate-argv.js';

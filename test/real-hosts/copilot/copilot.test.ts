@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { copilotHooksJson } from '../../../src/dialects/copilot/setup.js';
-import { shimEvents } from '../../../src/node/setup-command-hosts.js';
+import { copilotHooksJson } from '../../../src/hosts/copilot/setup.js';
+import { shimEvents } from '../../../src/hosts/command/setup.node.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { startFakeModel } from '../hermes/fake-openai.js';

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hermesHooksYaml } from '../../../src/node/setup-hermes.js';
+import { hermesHooksYaml } from '../../../src/hosts/hermes/setup.node.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { startFakeModel } from './fake-openai.js';

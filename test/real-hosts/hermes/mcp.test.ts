@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hermesHooksYaml, hermesMcpServerName, hermesMcpYaml } from '../../../src/node/setup-hermes.js';
+import { hermesHooksYaml, hermesMcpServerName, hermesMcpYaml } from '../../../src/hosts/hermes/setup.node.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { startFakeModel } from './fake-openai.js';

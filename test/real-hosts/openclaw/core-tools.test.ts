@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPENCLAW_CORE_TOOLS } from '../../../src/dialects/openclaw/core-tools.js';
+import { OPENCLAW_CORE_TOOLS } from '../../../src/hosts/openclaw/core-tools.js';
 import { OPENCLAW_ENTRY, OPENCLAW_VERSION, openclawInstalled } from './run-openclaw.js';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openClawSetup, writeOpenClawPlugin } from '../../../src/node/setup-openclaw.js';
+import { openClawSetup, writeOpenClawPlugin } from '../../../src/hosts/openclaw/setup.node.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { recorder } from '../../helpers/recording-hook.js';
 import { FINAL_TEXT } from './fake-openai.js';

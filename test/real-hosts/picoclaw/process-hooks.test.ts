@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { picoclawSetup } from '../../../src/node/setup-picoclaw.js';
+import { picoclawSetup } from '../../../src/hosts/picoclaw/setup.node.js';
 import { REPO, startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import {
   type AgentRun,

@@ -1,5 +1,5 @@
 import { TOKEN_ENV } from '../../../bridge/options.js';
-import { runHermesHook } from '../../hermes-hook.js';
+import { runHermesHook } from '../../../hosts/hermes/hook.node.js';
 import { defineCommand, usageError } from './command.js';
 
 /** Hermes's pre_llm_call carries the whole conversation; more than this is not a hook payload. */

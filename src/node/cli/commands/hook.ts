@@ -1,10 +1,10 @@
 import { TOKEN_ENV } from '../../../bridge/options.js';
-import type { ShimHost } from '../../../dialects/command-shim.js';
-import { claudeCodeCommandShim } from '../../../dialects/claude-code/shim.js';
-import { codexShim } from '../../../dialects/codex/shim.js';
-import { copilotShim } from '../../../dialects/copilot/shim.js';
-import { geminiShim } from '../../../dialects/gemini/shim.js';
-import { runCommandHook } from '../../command-hook.js';
+import type { ShimHost } from '../../../hosts/command/shim.js';
+import { claudeCodeCommandShim } from '../../../hosts/claude-code/shim.js';
+import { codexShim } from '../../../hosts/codex/shim.js';
+import { copilotShim } from '../../../hosts/copilot/shim.js';
+import { geminiShim } from '../../../hosts/gemini/shim.js';
+import { runCommandHook } from '../../../hosts/command/hook.node.js';
 import { defineCommand, usageError } from './command.js';
 
 /** The hosts `hookgate hook` serves; each one's shim.ts imports nothing (a small graph per call). */

@@ -1,13 +1,17 @@
 import { resolve } from 'node:path';
 import { HookgateError } from '../../../lib/errors.js';
 import { ownCommand, ownShellCommand, shellJoin, splitCommand } from '../own-command.js';
-import { claudeCodeSettings } from '../../setup-claude-code.js';
-import { COMMAND_SETUP_HOSTS, type CommandSetupHost, commandHostSetup } from '../../setup-command-hosts.js';
-import { hookRouteUrl, TOKEN_ENV } from '../../setup-common.js';
-import { loadSetupConfig } from '../../setup-config.js';
-import { hermesHooksYaml, hermesMcpYaml } from '../../setup-hermes.js';
-import { listedByGateway, openClawSetup, writeOpenClawPlugin } from '../../setup-openclaw.js';
-import { picoclawSetup } from '../../setup-picoclaw.js';
+import { claudeCodeSettings } from '../../../hosts/claude-code/setup.node.js';
+import {
+  COMMAND_SETUP_HOSTS,
+  type CommandSetupHost,
+  commandHostSetup,
+} from '../../../hosts/command/setup.node.js';
+import { hookRouteUrl, TOKEN_ENV } from '../../../hosts/shared/setup-common.node.js';
+import { loadSetupConfig } from '../../../hosts/shared/setup-config.node.js';
+import { hermesHooksYaml, hermesMcpYaml } from '../../../hosts/hermes/setup.node.js';
+import { listedByGateway, openClawSetup, writeOpenClawPlugin } from '../../../hosts/openclaw/setup.node.js';
+import { picoclawSetup } from '../../../hosts/picoclaw/setup.node.js';
 import { defineCommand, usageError } from './command.js';
 import { CONFIG_HELP, requireConfigFile } from './config-file.js';
 

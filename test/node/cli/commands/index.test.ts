@@ -83,10 +83,13 @@ const HEAVY_PACKAGES = [
   'swagger-ui-dist',
 ];
 const HEAVY =
-  /^src\/(server|config|mcp|backends|auth|dialects|policy|limits)\/|^src\/node\/(server|config-loader|logger)\.ts$|^src\/node\/redis\//;
+  /^src\/(server|config|mcp|backends|auth|hosts|policy|limits)\/|^src\/node\/(server|config-loader|logger)\.ts$|^src\/node\/redis\//;
 /** Small leaves of those folders: the config's error class (the CLI reports it), the redaction rules. */
 const LIGHT = ['src/config/errors.ts', 'src/server/logger.ts'];
-const heavy = (files: Set<string>) => [...files].filter((f) => HEAVY.test(f) && !LIGHT.includes(f));
+/** A host's per-event command (src/hosts/<host>/hook.node.ts) is what those commands run. */
+const PER_EVENT = /^src\/hosts\/[a-z-]+\/hook\.node\.ts$/;
+const heavy = (files: Set<string>) =>
+  [...files].filter((f) => HEAVY.test(f) && !LIGHT.includes(f) && !PER_EVENT.test(f));
 
 describe('what a per-event command loads', () => {
   it('every command in the list loads, under its own name', async () => {
@@ -118,16 +121,16 @@ describe('what a per-event command loads', () => {
     expect([...graphOf('hermes-hook').builtins]).toEqual([]);
   });
 
-  it('hook (Codex, Copilot, Gemini, Claude Code commands): the same budget as hermes-hook; of the dialects only their shim.ts, which import nothing', () => {
+  it('hook (Codex, Copilot, Gemini, Claude Code commands): the same budget as hermes-hook; of the hosts only their shim.ts, which import nothing', () => {
     const { files, packages, builtins } = graphOf('hook');
     expect([...packages]).toEqual([]);
     expect([...builtins]).toEqual([]);
-    const shims = [...files].filter((f) => /^src\/dialects\/[a-z-]+\/shim\.ts$/.test(f));
+    const shims = [...files].filter((f) => /^src\/hosts\/[a-z-]+\/shim\.ts$/.test(f));
     expect(shims.sort()).toEqual([
-      'src/dialects/claude-code/shim.ts',
-      'src/dialects/codex/shim.ts',
-      'src/dialects/copilot/shim.ts',
-      'src/dialects/gemini/shim.ts',
+      'src/hosts/claude-code/shim.ts',
+      'src/hosts/codex/shim.ts',
+      'src/hosts/copilot/shim.ts',
+      'src/hosts/gemini/shim.ts',
     ]);
     for (const f of shims) expect(inputs[f].imports).toEqual([]);
     expect(heavy(files).filter((f) => !shims.includes(f))).toEqual([]);
