@@ -1,6 +1,6 @@
 /**
  * What every command-hook host's setup printer is given: the `hookgate hook` command line for each
- * event it registers, already built (src/node/setup-command-hosts.ts), and the seconds the host
+ * event it registers, already built (src/hosts/command/setup.node.ts), and the seconds the host
  * waits for it. Printers are pure; none writes a token anywhere: the host passes its environment
  * (HOOKGATE_TOKEN) to the command.
  */
