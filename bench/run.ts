@@ -590,6 +590,14 @@ function targets(
     met: gwIdle && Number.isFinite(gwIdle.rssPerConn) ? gwIdle.rssPerConn <= 16 * 1024 : undefined,
   });
   if (prefix) return out;
+  ratioTarget(
+    "Bridge → stdio hook (PicoClaw's shape), small: p50 vs stdio floor + ws floor",
+    'bridge-stdio',
+    'small',
+    'p50',
+    1.5,
+    'max',
+  );
   // The dialect is a translation at the edge: it may add only a few µs of CPU per call.
   const cc = find('gw-cc', 'small');
   const native = find('gw-http', 'small');
@@ -820,6 +828,35 @@ async function main(): Promise<void> {
     }
   }
 
+  // PicoClaw's real shape: bridge (stdio) → WebSocket → gateway → stdio hook, one more process hop
+  // than either floor pair has.
+  let bridgeStdio: StdioClient | undefined;
+  let bridgeStdioSkipped: string | undefined =
+    ONLY && !ONLY.includes('bridge-stdio') ? 'not selected (--only)' : bridgeSkipped;
+  if (!bridgeStdioSkipped) {
+    const b = startNdjson(
+      'bridge (stdio hook)',
+      [
+        'bin/hookgate.js',
+        'bridge',
+        '--url',
+        wsUrl(gwInfo.url, STDIO_HOOK),
+        '--transport',
+        'ws',
+        '--log-level',
+        'warn',
+      ],
+      { ...process.env, HOOKGATE_TOKEN: token },
+    );
+    bridgeStdio = new StdioClient('bridge (stdio hook)', b.proc);
+    try {
+      await bridgeStdio.hello('weather', 20_000);
+      cpuSources.set('bridge-stdio', () => procCpuMicros(b.proc.pid!));
+    } catch (err) {
+      bridgeStdioSkipped = `skipped: bridge did not answer hello (${String(err)}; stderr: ${b.stderr.slice(-3).join(' | ')})`;
+    }
+  }
+
   let candBridge: StdioClient | undefined;
   if (CANDIDATE && candInfo && !bridgeSkipped) {
     const b = startNdjson(
@@ -1019,6 +1056,18 @@ async function main(): Promise<void> {
       procs: ['bridge', 'gateway'],
       counters: gw,
       skipped: bridgeSkipped,
+    },
+    {
+      id: 'bridge-stdio',
+      label: 'hookgate: bridge (stdio) → WebSocket → stdio backend',
+      group: 'hookgate',
+      msgs: ['small', 'large'],
+      floors: ['stdio', 'ws'],
+      seq: bridgeStdio,
+      one: bridgeStdio,
+      procs: hookPid ? ['bridge-stdio', 'gateway', 'hook'] : ['bridge-stdio', 'gateway'],
+      counters: gw,
+      skipped: bridgeStdioSkipped,
     },
     {
       id: 'gw-http-nocache',
