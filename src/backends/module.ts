@@ -1,7 +1,7 @@
 import { jsonClone } from '../core/json-clone.js';
 import { type HookCallContext, type HookObject, hookObjectMethod } from '../protocol/hook-object.js';
 import type { ToolDefinition } from '../protocol/tool-definition.js';
-import { BackendError, type BackendContext, type HookBackend } from './types.js';
+import { BackendError, type BackendContext, type CallContext, type HookBackend } from './types.js';
 
 /**
  * A hook running in the gateway's own process: a HookObject (see the SDK's defineHook). Each call
@@ -28,13 +28,14 @@ export class ModuleBackend implements HookBackend {
     return this.hook.tools;
   }
 
-  call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+  call(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): Promise<unknown> {
     if (this.closed) return Promise.reject(new BackendError('BACKEND_CLOSED', 'backend is closed'));
     const name = hookObjectMethod(method);
     const fn = name ? this.hook[name] : undefined;
     // A method the module does not implement answers the zero value, as a silent stdio hook would.
     if (typeof fn !== 'function') return Promise.resolve(undefined);
-    return new ModuleCall(this.ctx, method, this.inflight).run(this.hook, fn, jsonClone(params), timeoutMs);
+    const call = new ModuleCall(this.ctx, method, this.inflight, ctx?.traceparent);
+    return call.run(this.hook, fn, jsonClone(params), timeoutMs);
   }
 
   notify(method: string, params: unknown): void {
@@ -78,11 +79,13 @@ class ModuleCall {
   readonly #inflight: Set<{ abort(): void }>;
   readonly #ctx: BackendContext;
   readonly #method: string;
+  readonly #traceparent: string | undefined;
 
-  constructor(ctx: BackendContext, method: string, inflight: Set<{ abort(): void }>) {
+  constructor(ctx: BackendContext, method: string, inflight: Set<{ abort(): void }>, traceparent?: string) {
     this.#ctx = ctx;
     this.#method = method;
     this.#inflight = inflight;
+    this.#traceparent = traceparent;
   }
 
   /**
@@ -91,7 +94,7 @@ class ModuleCall {
    */
   private context(): HookCallContext {
     const call = this;
-    return {
+    const context: { -readonly [K in keyof HookCallContext]: HookCallContext[K] } = {
       method: this.#method,
       tenant: this.#ctx.tenant,
       hook: this.#ctx.hook,
@@ -99,6 +102,9 @@ class ModuleCall {
         return call.signal();
       },
     };
+    // Only when the gateway traces: an untraced call's context has no such key at all.
+    if (this.#traceparent !== undefined) context.traceparent = this.#traceparent;
+    return context;
   }
 
   /** Made on first read: AbortSignals are costly in Node and most hooks never look at theirs. */

@@ -7,7 +7,14 @@ import { Backoff } from '../lib/backoff.js';
 import { Method, PROTOCOL_VERSION } from '../protocol/methods.js';
 import { DEFAULT_STDERR_LIMITS, HookStderr, type StderrLimits } from './stdio-stderr.js';
 import { StdinQueue } from './stdin-queue.js';
-import { BackendError, type BackendContext, type HookBackend, type SpawnSpec } from './types.js';
+import { withTraceMeta } from '../core/trace-meta.js';
+import {
+  BackendError,
+  type BackendContext,
+  type CallContext,
+  type HookBackend,
+  type SpawnSpec,
+} from './types.js';
 
 export interface StdioBackendOptions {
   command: readonly string[];
@@ -90,7 +97,7 @@ export class StdioBackend implements HookBackend {
     return this.spawnOnce();
   }
 
-  async call(method: string, params: unknown, timeoutMs: number): Promise<unknown> {
+  async call(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): Promise<unknown> {
     const peer = this.peer;
     if (!this.isReady || !peer) throw new BackendError('BACKEND_UNAVAILABLE', 'hook process is not running');
     const queued = this.queuedBytes;
@@ -101,7 +108,8 @@ export class StdioBackend implements HookBackend {
       );
     }
     try {
-      return await peer.call(method, params, timeoutMs);
+      const sent = ctx?.traceparent === undefined ? params : withTraceMeta(params, ctx.traceparent);
+      return await peer.call(method, sent, timeoutMs);
     } catch (err) {
       throw toBackendError(err);
     }

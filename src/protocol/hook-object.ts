@@ -13,6 +13,11 @@ export interface HookCallContext {
   hook: string;
   /** Aborted when the gateway gives up on the call (deadline or shutdown). */
   signal: AbortSignal;
+  /**
+   * The W3C trace context of the gateway's span for this call, when the gateway traces
+   * (server.tracing): spans the hook makes belong beneath it. Absent otherwise.
+   */
+  readonly traceparent?: string;
 }
 
 type Fn = (params: any, ctx: HookCallContext) => unknown | Promise<unknown>;

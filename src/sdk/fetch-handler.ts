@@ -70,6 +70,7 @@ export function toFetchHandler(hook: HookObject, options: FetchHandlerOptions): 
       tenant: request.headers.get(TENANT_HEADER) ?? '',
       hook: request.headers.get(HOOK_HEADER) ?? hook.name ?? '',
       signal: request.signal,
+      traceparent: request.headers.get('traceparent') ?? undefined,
     };
     const reply = await dispatchToHook(hook, message.method, message.params, ctx);
     if (!isRequest(message)) {

@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { LineSplitter, utf8Length } from '../core/ndjson.js';
+import { traceMetaOf } from '../core/trace-meta.js';
 import { LineBackpressure } from '../lib/line-backpressure.js';
 import type { HookObject } from '../protocol/hook-object.js';
 import {
@@ -97,7 +98,14 @@ export function serveStdio(hook: HookObject, options: ServeStdioOptions = {}): S
       if (!hook.name && typeof name === 'string') hookName = name;
     }
     const controller = new AbortController();
-    const ctx = { method: message.method, tenant: '', hook: hookName, signal: controller.signal };
+    const traceparent = traceMetaOf(message.params);
+    const ctx = {
+      method: message.method,
+      tenant: '',
+      hook: hookName,
+      signal: controller.signal,
+      traceparent,
+    };
     inFlight.add(controller);
     try {
       const reply = await dispatchToHook(hook, message.method, message.params, ctx);

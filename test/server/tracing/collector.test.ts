@@ -24,6 +24,8 @@ const STATUS_ERROR = 2;
 const hex = (n: number) =>
   Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, '0')).join('');
 const traceparent = (trace: string, span: string) => `00-${trace}-${span}-01`;
+/** An SDK hook that answers with the traceparent it was given (module and stdio alike). */
+const ECHO_HOOK = 'test/helpers/trace-echo-hook.ts';
 const SECRET = `whsec_${Buffer.from('t'.repeat(32)).toString('base64')}`;
 
 /** An http hook: answers continue (or HTTP 500 on /broken) and keeps each call's traceparent header by tool. */
@@ -82,6 +84,12 @@ function gatewayDoc() {
         ok: { backend: backend('/ok'), modes: ['tool'], timeout_ms: 10_000 },
         broken: { backend: backend('/broken'), modes: ['tool'], timeout_ms: 10_000, on_failure: 'open' },
         mcp: { backend: backend('/ok'), modes: ['tool'], tools: ['mcp_tool'], timeout_ms: 10_000 },
+        module_sdk: { backend: { type: 'module', module: ECHO_HOOK }, modes: ['tool'], timeout_ms: 10_000 },
+        stdio_sdk: {
+          backend: { type: 'stdio', command: [process.execPath, '--import', 'tsx', ECHO_HOOK] },
+          modes: ['tool'],
+          timeout_ms: 10_000,
+        },
       }),
     },
   };
@@ -265,6 +273,22 @@ describe.skipIf(SKIP_OTELCOL)(`traces in a real OpenTelemetry Collector${otelcol
     expect(hookSpan).toBeUndefined();
     expect(hook.received.has('mcp_tool')).toBe(false);
   });
+
+  it.each(['module_sdk', 'stdio_sdk'])(
+    'gives an SDK hook (%s) its span as ctx.traceparent',
+    async (hookName) => {
+      const trace = hex(16);
+      const tool = `echo_${hookName}`;
+      const answer = await postCall(hookName, tool, { traceparent: traceparent(trace, hex(8)) });
+      await gw.tracer?.forceFlush();
+      const spans = await collector.waitFor((s) => callSpans(s, tool).hookSpan !== undefined);
+      const { hookSpan } = callSpans(spans, tool);
+      expect(answer.result).toMatchObject({
+        action: 'deny_tool',
+        reason: traceparent(trace, hookSpan!.spanId),
+      });
+    },
+  );
 
   it('exports the last spans when the gateway shuts down (no flush asked for)', async () => {
     const own = await startTestGateway(gatewayDoc());
