@@ -26,6 +26,8 @@ import { trackHttpInFlight } from './http-in-flight.js';
 import { collectProcessMetrics } from './process-metrics.js';
 import { resolvePath } from './config-loader.js';
 import { redisLimiterFactory } from './redis/redis-limiter.js';
+import { redisApprovalStoreFactory } from './redis/approval-store-redis.js';
+import type { ApprovalBroker } from '../approvals/broker.js';
 import { hookSandboxes } from './sandbox/hook-sandboxes.js';
 import { SandboxViews } from './sandbox/sandbox-views.js';
 import { createNodeLogger } from './logger.js';
@@ -67,6 +69,8 @@ export interface RunningGateway {
   decisions: DecisionLog;
   /** The call tracer when server.tracing is on: `forceFlush()` exports the spans so far. */
   tracer?: OtelCallTracer;
+  /** Calls waiting for a person (docs/approvals.md). */
+  approvals: ApprovalBroker;
   sessions: ReadonlySet<WsSession>;
   /** Re-reads the config (see StartOptions.loadConfig) and applies it; a bad one changes nothing. */
   reload(): Promise<ReloadOutcome>;
@@ -112,7 +116,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
   };
   const decisionOutput = nodeDecisionOutput(config.server.decisions.target, baseDir, log);
   const tracing = config.server.tracing;
-  const { backends, gateway, metrics, live, limiter, decisions, tracer } = await assembleGateway(
+  const { backends, gateway, metrics, live, limiter, decisions, tracer, approvals } = await assembleGateway(
     config,
     factories,
     log,
@@ -120,6 +124,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       createLimiter: redisLimiterFactory(config),
       decisionOutput: decisionOutput.output,
       decisionHash: nodeSha256,
+      createApprovalStore: redisApprovalStoreFactory(config),
       createTracer: tracing && (({ metrics, log }) => nodeCallTracer(tracing, metrics, log)),
     },
   );
@@ -163,6 +168,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     onSocketOpen: (raw, session) => keepalive.add(raw as WebSocket, session),
     reload,
     docsAssets: readDocsAssets,
+    approvals,
   });
 
   const wss = new WebSocketServer({
@@ -188,6 +194,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     keepalive.stop();
     await Promise.all(live.allBackends().map((b) => b.close()));
     await limiter.close?.();
+    await approvals.close();
     await tracer?.shutdown().catch(() => {});
     throw listenError(err, host, listenPort);
   }
@@ -211,6 +218,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
         'shutting down: answering the calls in flight',
       );
       gateway.drain();
+      // A call parked for a person ends expired now rather than holding the stop for the grace.
+      await approvals.close();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([
         ...[...sessions].map((s) => s.idle(SHUTDOWN_GRACE_MS)),
@@ -262,7 +271,20 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       );
     })());
 
-  return { url, port, gateway, metrics, backends, live, decisions, tracer, sessions, reload, close };
+  return {
+    url,
+    port,
+    gateway,
+    metrics,
+    backends,
+    live,
+    decisions,
+    tracer,
+    approvals,
+    sessions,
+    reload,
+    close,
+  };
 }
 
 /** A listen failure as one line a person can act on; the cause is kept for --debug. */

@@ -1,3 +1,7 @@
+import { ApprovalBroker } from '../approvals/broker.js';
+import { MemoryApprovalStore } from '../approvals/memory-store.js';
+import type { ApprovalStore } from '../approvals/store.js';
+import { sendApprovalWebhook } from '../approvals/webhook.js';
 import { TenantVerifier } from '../auth/verifier.js';
 import type { HookBackend } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
@@ -26,6 +30,8 @@ export interface AssembledGateway {
   decisions: DecisionLog;
   /** Spans per call (server.tracing), when the runtime made a tracer; shut it down before exiting. */
   tracer?: OtelCallTracer;
+  /** Calls waiting for a person; close it before the backends (its parked calls end expired). */
+  approvals: ApprovalBroker;
 }
 
 export interface AssembleOptions {
@@ -37,6 +43,8 @@ export interface AssembleOptions {
   decisionHash?: Sha256;
   /** The call tracer (server.tracing on), built with the gateway's metrics and log. */
   createTracer?: (deps: { metrics: Metrics; log: Logger }) => OtelCallTracer;
+  /** Where approval requests live when replicas share them (Redis); default: this process. */
+  createApprovalStore?: (deps: { log: Logger }) => ApprovalStore;
 }
 
 /**
@@ -78,12 +86,21 @@ export async function assembleGateway(
   const live = new LiveConfig({ config, verifiers, backends });
   const decisions = new DecisionLog(config.server.decisions, opts.decisionOutput, metrics, opts.decisionHash);
   const tracer = opts.createTracer?.({ metrics, log });
-  const gateway = new Gateway({ live, log, metrics, limits, decisions, tracer });
+  // The tenant's webhook is read per request, so a reload that changes it applies to the next one.
+  const approvals = new ApprovalBroker({
+    store: opts.createApprovalStore?.({ log }) ?? new MemoryApprovalStore(),
+    log,
+    onCreated: (request) =>
+      void sendApprovalWebhook(live.current.config.tenants.get(request.binding.tenant)?.approvals, request, {
+        log,
+      }),
+  });
+  const gateway = new Gateway({ live, log, metrics, limits, decisions, tracer, approvals });
   if (!config.server.adminToken) {
     log.warn(
       {},
       'admin routes disabled (/metrics, /readyz details, /admin/reload): set server.admin_token to enable them',
     );
   }
-  return { verifiers, backends, gateway, metrics, limiter, live, decisions, tracer };
+  return { verifiers, backends, gateway, metrics, limiter, live, decisions, tracer, approvals };
 }

@@ -108,7 +108,7 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
   }
   const log = createWorkerLogger(config.server.logLevel, sink);
   try {
-    const { backends, gateway, metrics, live, decisions } = await assembleGateway(
+    const { backends, gateway, metrics, live, decisions, approvals } = await assembleGateway(
       config,
       { loadModule: registryLoader(options.modules), fetch: options.fetch },
       log,
@@ -121,7 +121,15 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
       },
     );
     // No reload here: a Worker gets a new config by redeploy (POST /admin/reload answers 501).
-    const app = createApp({ live, gateway, log, metrics, upgradeWebSocket, docsAssets: loadDocsAssets });
+    const app = createApp({
+      live,
+      gateway,
+      log,
+      metrics,
+      upgradeWebSocket,
+      docsAssets: loadDocsAssets,
+      approvals,
+    });
     log.info(
       {
         tenants: [...config.tenants.keys()],

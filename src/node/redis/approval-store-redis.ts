@@ -7,6 +7,8 @@ import {
   type StoredApproval,
 } from '../../approvals/store.js';
 import type { ApprovalOutcome, ApprovalRequest } from '../../approvals/types.js';
+import type { GatewayConfig } from '../../config/runtime.js';
+import type { AssembleOptions } from '../../server/assemble.js';
 import type { Logger } from '../../server/logger.js';
 import { RedisClient, type RedisTlsOptions } from './redis-client.js';
 
@@ -337,3 +339,11 @@ for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, 999)) do
   end
 end
 return out`;
+
+/** With `server.redis_url`, approval requests shared through Redis; without, each process keeps its own. */
+export function redisApprovalStoreFactory(config: GatewayConfig): AssembleOptions['createApprovalStore'] {
+  const url = config.server.redisUrl;
+  if (!url) return undefined;
+  const tls = config.server.redisTls;
+  return ({ log }) => new RedisApprovalStore({ url, tls, log });
+}
