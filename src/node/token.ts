@@ -1,4 +1,5 @@
 import { SignJWT } from 'jose';
+import { APPROVER_ROLE, APPROVER_ROLE_CLAIM } from '../approvals/approver.js';
 import type { TenantRuntime } from '../config/runtime.js';
 
 export interface DevTokenOptions {
@@ -6,6 +7,11 @@ export interface DevTokenOptions {
   tools?: string[];
   ttlSeconds: number;
   subject?: string;
+  /**
+   * An approver token (docs/approvals.md): carries `hookgate_role: "approver"`, and no hooks
+   * whatever `hooks` says, so it decides approvals and calls nothing.
+   */
+  approver?: boolean;
 }
 
 /** Parses `90s`, `15m`, `1h`, `7d` (or plain seconds). */
@@ -22,8 +28,9 @@ export function parseTtl(s: string): number {
 export async function signDevToken(tenant: TenantRuntime, opts: DevTokenOptions): Promise<string> {
   const key = tenant.keys.find((k) => k.kind === 'secret');
   if (key?.kind !== 'secret') throw new Error(`tenant ${tenant.name} has no HS256 key to sign with`);
-  const claims: Record<string, unknown> = { tenant: tenant.name, hooks: opts.hooks };
-  if (opts.tools) claims.tools = opts.tools;
+  const claims: Record<string, unknown> = { tenant: tenant.name, hooks: opts.approver ? [] : opts.hooks };
+  if (opts.tools && !opts.approver) claims.tools = opts.tools;
+  if (opts.approver) claims[APPROVER_ROLE_CLAIM] = APPROVER_ROLE;
   const jwt = new SignJWT(claims)
     .setProtectedHeader(key.kid ? { alg: 'HS256', kid: key.kid, typ: 'JWT' } : { alg: 'HS256', typ: 'JWT' })
     .setIssuedAt()

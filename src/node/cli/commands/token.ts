@@ -15,12 +15,14 @@ const list = (s: string | undefined) =>
 export const token = defineCommand({
   name: 'token',
   help: `usage: hookgate token --tenant T --hooks a,b [--tools x,y] [--ttl 1h] [--subject S] [--config FILE]
+       hookgate token --tenant T --approver --subject S [--ttl 1h] [--config FILE]
 ${CONFIG_HELP}
   --tenant T      the tenant the token is for
   --hooks a,b     hooks it may call ("*" for all)
   --tools x,y     narrows the hooks' tools further (optional)
   --ttl D         lifetime: 90s, 15m, 1h, 7d (default 1h)
-  --subject S     the sub claim (default dev)`,
+  --subject S     the sub claim (default dev)
+  --approver      an approver token for the approval inbox (calls no hook; the subject is who decides)`,
   flags: {
     config: { type: 'string' },
     tenant: { type: 'string' },
@@ -28,9 +30,14 @@ ${CONFIG_HELP}
     ttl: { type: 'string' },
     tools: { type: 'string' },
     subject: { type: 'string' },
+    approver: { type: 'boolean' },
   },
   async run({ values }, io) {
-    if (!values.tenant || !values.hooks) usageError('token needs --tenant and --hooks');
+    if (!values.tenant || (!values.hooks && !values.approver)) {
+      usageError('token needs --tenant and --hooks (or --approver)');
+    }
+    if (values.approver && (values.hooks || values.tools))
+      usageError('an --approver token takes no --hooks or --tools');
     let ttlSeconds: number;
     try {
       ttlSeconds = parseTtl(values.ttl ?? '1h');
@@ -46,6 +53,7 @@ ${CONFIG_HELP}
       tools: list(values.tools),
       ttlSeconds,
       subject: values.subject,
+      approver: values.approver === true,
     });
     io.stdout.write(`${jwt}\n`);
     return 0;
