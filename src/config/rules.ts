@@ -8,7 +8,11 @@ import { type CompiledCondition, compileCondition } from '../policy/conditions/i
 import { TOOL_KIND_NAMES } from '../policy/tool-kinds.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 
-export const RULE_ACTIONS = ['deny', 'ask', 'allow'] as const;
+/**
+ * `ask_human`: the gateway holds the call and asks a person through its own approvals (the inbox,
+ * the API, the tenant's webhook: docs/approvals.md); `ask`: the host's own approval.
+ */
+export const RULE_ACTIONS = ['deny', 'ask_human', 'ask', 'allow'] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** `enforce` decides; `shadow` decides, records what it would have done, and changes nothing. */
@@ -108,5 +112,6 @@ export function compileRules(
 function defaultReason(name: string, action: RuleAction): string {
   if (action === 'deny') return `denied by rule "${name}"`;
   if (action === 'ask') return `rule "${name}" asks for a person's approval`;
+  if (action === 'ask_human') return `rule "${name}" asks a person through hookgate`;
   return `allowed by rule "${name}"`;
 }

@@ -17,6 +17,8 @@ import { Method } from '../protocol/methods.js';
 
 export type RuleAnswer =
   | { answer: Record<string, unknown> }
+  /** A person decides through the gateway's approvals: the caller parks the call (see personAnswer). */
+  | { person: { reason: string } }
   /** An approval the caller must check against `approve_tools` before it leaves. */
   | { approval: { approved: true; reason: string } };
 
@@ -30,9 +32,36 @@ export function ruleAnswer(method: string, hit: RuleHit, hostApproves: boolean):
     case 'ask':
       if (method !== Method.ApproveTool || hostApproves) return { answer: askAnswer(reason) };
       return { answer: denyApproval(`${reason}; this host's approval is this call, with no person to ask`) };
+    case 'ask_human':
+      return { person: { reason } };
     case 'allow':
       return method === Method.ApproveTool
         ? { approval: { approved: true, reason } }
         : { answer: continueAnswer() };
   }
+}
+
+/** What a person decided, held by the gateway (docs/approvals.md), as the answer to the call. */
+export interface PersonDecision {
+  decision: 'approved' | 'denied' | 'expired';
+  reason?: string;
+  approver?: string;
+}
+
+/**
+ * The answer for a call a person decided: approved goes on (before_tool: no objection, the host's
+ * own approval still applies; approve_tool: approved — a person, not a hook, is the approval);
+ * denied is the host's deny with the person's reason. `expired` is not decided here: the caller
+ * answers it by the hook's failure mode ("no one approved in time").
+ */
+export function personAnswer(method: string, d: PersonDecision): Record<string, unknown> {
+  const who = d.approver ? ` by ${d.approver}` : '';
+  const why = d.reason ? `: ${d.reason}` : '';
+  if (d.decision === 'approved') {
+    return method === Method.ApproveTool
+      ? { approved: true, reason: `approved${who}${why}` }
+      : continueAnswer();
+  }
+  const reason = `denied${who}${why}`;
+  return method === Method.ApproveTool ? denyApproval(reason) : { action: 'deny_tool', reason };
 }

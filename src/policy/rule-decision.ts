@@ -17,7 +17,7 @@ import type { EffectivePolicy, Violation } from './types.js';
 export interface RuleMarkValue {
   name: string;
   path: string;
-  action: 'deny' | 'ask' | 'allow';
+  action: 'deny' | 'ask_human' | 'ask' | 'allow';
   mode: 'enforce' | 'shadow';
   effect: 'decided' | 'would' | 'overruled' | 'failed';
   error?: string;
@@ -30,6 +30,8 @@ export interface RuleDecision {
   answer?: Record<string, unknown>;
   /** The refusals to audit: the deciding deny or ask, or approve_tools refusing an allow. */
   violations: Violation[];
+  /** Present when the deciding rule asks a person through the gateway: the call is to be parked. */
+  person?: { rule: string; reason: string };
 }
 
 /** Whether rules apply to a method at all: the tool calls a host waits on. */
@@ -62,6 +64,9 @@ export function decideByRules(
   const verdict = outcome.verdict;
   if (!verdict) return { marks, violations: [] };
   const ruled = ruleAnswer(method, verdict, host.hostApproves === true);
+  if ('person' in ruled) {
+    return { marks, violations: [], person: { rule: verdict.rule.name, reason: ruled.person.reason } };
+  }
   if ('answer' in ruled) {
     const violations: Violation[] =
       verdict.action === 'allow'

@@ -4,7 +4,8 @@
  *
  * A case's outcome, in the words a policy author thinks in:
  * - `deny`: the host is told no (a rule's deny, a hook's recorded deny, a denied approval);
- * - `ask`: a rule asks for a person (the host's own ask, or its approval path);
+ * - `ask`: a rule asks for a person (`ask`: the host's own ask or approval path; `ask_human`:
+ *   through the gateway's approvals);
  * - `allow`: a rule allows, or the recorded hook answer (`answer`) approves, responds or rewrites
  *   and the grants let it through;
  * - `continue`: nothing objects — no rule decided, and no recorded answer changes the call.
@@ -82,6 +83,8 @@ export function runRuleTestCase(config: GatewayConfig, c: RuleTestCase, now: num
     .filter((m) => m.effect === 'would')
     .map((m) => `; shadow: would ${m.action} (rule "${m.name}")`)
     .join('');
+  if (ruled?.person)
+    return result('ask', `rule "${ruled.person.rule}": a person, through hookgate${shadowNote}`);
   if (ruled?.answer) {
     const decided = ruled.marks.find((m) => m.effect === 'decided' || m.effect === 'overruled');
     const by = decided ? `rule "${decided.name}"` : 'rules';

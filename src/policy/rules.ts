@@ -3,7 +3,7 @@
  * kind), whose conditions hold, and the verdict they give. Pure: the caller builds the view (once,
  * and only when a rule with a condition applies) and turns the verdict into the host's answer.
  *
- * Precedence does not depend on order: a deny beats an ask, an ask beats an allow, so a tenant's
+ * Precedence does not depend on order: a deny beats an ask_human, which beats an ask, which beats an allow, so a tenant's
  * "never" cannot be undone by a hook's later "always". A condition that fails at run time fails
  * closed: on a deny or an ask rule it denies; on an allow rule it allows nothing. Shadow rules are
  * evaluated the same way and reported, but never decide.
@@ -28,7 +28,7 @@ export interface RulesOutcome {
   hits: RuleHit[];
 }
 
-const RANK: Record<RuleAction, number> = { deny: 3, ask: 2, allow: 1 };
+const RANK: Record<RuleAction, number> = { deny: 4, ask_human: 3, ask: 2, allow: 1 };
 
 /** Whether a rule names this call: by its tool name ("*" for any) or by the tool's kind. */
 export function ruleSelects(rule: CompiledRule, tool: string, kind: string | undefined): boolean {

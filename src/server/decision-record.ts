@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { canonicalJson } from '../lib/canonical-json.js';
 import { sha256Hex } from '../lib/sha256.js';
+import { RULE_ACTIONS } from '../config/rules.js';
 import { DECISION_KINDS, type Decision } from './decision.js';
 
 /** The `schema` every v1 record carries; a reader refuses records of a schema it does not know. */
@@ -54,7 +55,7 @@ export const decisionRecordV1 = z
           .object({
             name: z.string(),
             path: z.string().describe('Where the rule is in the config'),
-            action: z.enum(['deny', 'ask', 'allow']),
+            action: z.enum(RULE_ACTIONS),
             mode: z.enum(['enforce', 'shadow']),
             effect: z
               .enum(['decided', 'would', 'overruled', 'failed'])
@@ -71,6 +72,17 @@ export const decisionRecordV1 = z
       .array(z.string())
       .optional()
       .describe('What shadow-mode grant conditions would have refused (nothing was)'),
+    approval: z
+      .object({
+        id: z.string(),
+        decision: z.enum(['approved', 'denied', 'expired']),
+        approver: z.string().optional().describe('The approver token’s sub'),
+        reason: z.string().optional(),
+        waited_ms: z.number().min(0),
+      })
+      .strict()
+      .optional()
+      .describe('A person’s decision the gateway held the call for (an ask_human rule)'),
     limit: z
       .object({ name: z.string(), retry_after_ms: z.number().min(0) })
       .strict()
@@ -177,6 +189,16 @@ export async function toDecisionRecord(
   };
   if (d.rules) record.rules = d.rules.map((r) => ({ ...r }));
   if (d.would) record.would = [...d.would];
+  if (d.approval) {
+    const a = d.approval;
+    record.approval = {
+      id: a.id,
+      decision: a.decision,
+      ...(a.approver !== undefined ? { approver: a.approver } : {}),
+      ...(a.reason !== undefined ? { reason: a.reason } : {}),
+      waited_ms: round(a.waitedMs),
+    };
+  }
   if (includeBodies) {
     record.params = d.params;
     if (d.hookAnswer !== undefined) record.hook_answer = d.hookAnswer;

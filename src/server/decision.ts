@@ -61,6 +61,14 @@ export interface Decision {
   rules?: RuleMark[];
   /** What shadow-mode grant conditions would have refused (nothing was refused). */
   would?: string[];
+  /** A person's decision the gateway held the call for (an ask_human rule). */
+  approval?: {
+    id: string;
+    decision: 'approved' | 'denied' | 'expired';
+    approver?: string;
+    reason?: string;
+    waitedMs: number;
+  };
   /** The limit that refused the call. */
   limit?: { name: string; retryAfterMs: number };
   /** Why the hook's failure mode answered. */

@@ -36,6 +36,9 @@ import type { LimitGate } from '../limits/gate.js';
 import { Refusal } from '../limits/types.js';
 import { answeredKind, callOutcome, type Decision } from './decision.js';
 import { decideByRules, rulesApplyTo } from '../policy/rule-decision.js';
+import { personAnswer } from '../policy/rule-answer.js';
+import type { ApprovalBroker } from '../approvals/broker.js';
+import { argsDigest } from '../approvals/binding.js';
 import type { DecisionLog } from './decision-log.js';
 import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
@@ -104,6 +107,8 @@ export interface GatewayDeps {
   limits?: LimitGate;
   /** Where decision records go (server.decisions); without it none are written. */
   decisions?: DecisionLog;
+  /** A person's approval for ask_human rules (docs/approvals.md); without it such calls are denied. */
+  approvals?: ApprovalBroker;
   /** Spans per call (server.tracing); without it none are made. */
   tracer?: CallTracer;
 }
@@ -509,6 +514,7 @@ export class Gateway {
       const ruled = decideByRules(policy, method, original, origin, facts);
       if (ruled) {
         decision.rules = ruled.marks;
+        if (ruled.person) return this.askPerson(hook, method, original, origin, decision, ruled.person);
         if (ruled.answer) {
           decision.kind = 'ruled';
           decision.violations = ruled.violations;
@@ -585,6 +591,70 @@ export class Gateway {
     decision.answer = outcome.result;
     if (facts.would && facts.would.length > 0) decision.would = facts.would;
     return outcome.result;
+  }
+
+  /**
+   * A rule's ask_human: the call is held until a person with the right to approve decides through
+   * the gateway's approvals (docs/approvals.md), or the call's own deadline passes. The approval is
+   * bound to this call (tenant, hook, host, tool, a digest of the arguments, the config revision)
+   * and answers it once. Past the deadline the hook's failure mode answers ("no one approved in
+   * time"); a gateway without approvals cannot ask anyone, so the call is denied.
+   */
+  private async askPerson(
+    hook: HookRuntime,
+    method: string,
+    original: Record<string, unknown>,
+    origin: CallOrigin,
+    decision: Decision,
+    person: { rule: string; reason: string },
+  ): Promise<Record<string, unknown>> {
+    decision.kind = 'ruled';
+    const tool = typeof original.tool === 'string' ? original.tool : '';
+    const refuse = (detail: string, answer: Record<string, unknown>) => {
+      decision.violations = [{ rule: 'gateway_rule', tool, detail: `rule "${person.rule}": ${detail}` }];
+      decision.answer = answer;
+      return answer;
+    };
+    const broker = this.deps.approvals;
+    if (!broker) {
+      const why = 'no one can be asked: this gateway has no approvals';
+      return refuse(why, personAnswer(method, { decision: 'denied', reason: why }));
+    }
+    const timeoutMs = method === Method.ApproveTool ? hook.approvalTimeoutMs : hook.timeoutMs;
+    const asked = performance.now();
+    const { id, outcome } = broker.ask(
+      {
+        tenant: hook.tenant,
+        hook: hook.name,
+        host: origin.dialect,
+        tool,
+        argsDigest: await argsDigest(original.arguments),
+        configRevision: decision.configRevision,
+        expiresAt: decision.time + timeoutMs,
+      },
+      { args: original.arguments, reason: person.reason },
+    );
+    const done = await outcome;
+    decision.approval = {
+      id,
+      decision: done.decision,
+      ...(done.approver !== undefined ? { approver: done.approver } : {}),
+      ...(done.reason !== undefined ? { reason: done.reason } : {}),
+      waitedMs: performance.now() - asked,
+    };
+    this.deps.metrics.inc('hookgate_approvals_total', {
+      tenant: hook.tenant,
+      hook: hook.name,
+      decision: done.decision,
+    });
+    if (done.decision === 'approved') {
+      decision.answer = personAnswer(method, done);
+      return decision.answer;
+    }
+    if (done.decision === 'denied') return refuse(`denied by a person`, personAnswer(method, done));
+    const why = `no one approved in time${done.reason ? ` (${done.reason})` : ''}`;
+    decision.failure = { code: 'APPROVAL_EXPIRED', why, onFailure: hook.onFailure };
+    return refuse(why, failureAnswer(hook, method, why, origin.hostApproves));
   }
 
   private timeCall(hook: HookRuntime, method: string, started: number): void {

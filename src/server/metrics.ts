@@ -61,6 +61,11 @@ export class Metrics {
       'Parts of hook answers refused by policy, by rule',
     );
     this.define(
+      'hookgate_approvals_total',
+      'counter',
+      'Calls held for a person’s approval (ask_human rules), by how they ended',
+    );
+    this.define(
       'hookgate_shadow_decisions_total',
       'counter',
       'What shadow-mode rules and grant conditions would have refused, by rule (nothing was refused)',

@@ -1,4 +1,5 @@
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
+import { askAnswer } from '../policy/answers.js';
 import { decideByRules, rulesApplyTo } from '../policy/rule-decision.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import {
@@ -128,6 +129,19 @@ function rulesDecide(
   if (hook.rules.length === 0 || !rulesApplyTo(record.method)) return undefined;
   const policy = effectivePolicy(hook, record.token_tools ?? undefined);
   const decided = decideByRules(policy, record.method, params, {}, recordFacts(record));
+  if (decided?.person) {
+    // A person's decision cannot be replayed: what is known is that the call would be held.
+    return {
+      answer: askAnswer(decided.person.reason),
+      violations: [
+        {
+          rule: 'gateway_rule',
+          tool: record.tool ?? undefined,
+          detail: `rule "${decided.person.rule}" would ask a person`,
+        },
+      ],
+    };
+  }
   return decided?.answer ? { answer: decided.answer, violations: decided.violations } : undefined;
 }
 

@@ -1,0 +1,114 @@
+/**
+ * A rule's ask_human through a real gateway: the host's call is held until a person decides
+ * through the gateway's approvals (here, the broker the HTTP API and the inbox use), bound to that
+ * call, or until the call's deadline, when the hook's failure mode answers. The hook is never asked.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { argsDigest } from '../../src/approvals/binding.js';
+import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { recorder } from '../helpers/recording-hook.js';
+
+const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
+const PUSH = {
+  name: 'push-needs-a-person',
+  kind: 'shell',
+  when: 'call.command.contains("git push")',
+  action: 'ask_human',
+  reason: 'a push leaves the machine',
+};
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({
+    tenants: {
+      acme: tenantDoc({
+        guard: {
+          ...rec,
+          modes: ['tool', 'approve'],
+          rules: [PUSH],
+          on_failure: 'closed',
+          timeout_ms: 60_000,
+        },
+        // A deadline a test can wait out: 300 ms, then the failure mode answers.
+        hasty: { ...rec, modes: ['tool'], rules: [PUSH], on_failure: 'closed', timeout_ms: 300 },
+      }),
+    },
+  });
+});
+afterAll(() => gw?.close());
+beforeEach(() => {
+  recorder().calls.length = 0;
+});
+
+const push = { tool: 'exec', arguments: { command: 'git push origin main' } };
+
+/** The one request waiting for tenant acme, once the call has been parked. */
+async function parked() {
+  await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(1);
+  return (await gw.approvals.pending('acme'))[0]!;
+}
+
+describe('ask_human: a person decides through the gateway', () => {
+  it('holds the call bound to it; an approval lets it go on, the hook never asked', async () => {
+    const call = gw.call('guard', 'hook.before_tool', push);
+    const request = await parked();
+    expect(request.binding).toMatchObject({
+      tenant: 'acme',
+      hook: 'guard',
+      host: 'picoclaw',
+      tool: 'exec',
+      argsDigest: await argsDigest(push.arguments),
+      configRevision: gw.config.revision,
+    });
+    expect(request.display).toEqual({ args: push.arguments, reason: 'a push leaves the machine' });
+    await gw.approvals.decide('acme', request.id, { approve: true, approver: 'alice' });
+    expect((await call).result).toEqual({ action: 'continue' });
+    expect(recorder().calls).toEqual([]);
+  });
+
+  it('on PicoClaw’s approval, a person’s approval is the approval', async () => {
+    const call = gw.call('guard', 'hook.approve_tool', push);
+    const request = await parked();
+    await gw.approvals.decide('acme', request.id, {
+      approve: true,
+      approver: 'alice',
+      reason: 'release day',
+    });
+    expect((await call).result).toEqual({ approved: true, reason: 'approved by alice: release day' });
+  });
+
+  it('a denial is the host’s deny with the person’s reason, and is audited', async () => {
+    const audits = gw.logs.audits().length;
+    const call = gw.call('guard', 'hook.before_tool', push);
+    const request = await parked();
+    await gw.approvals.decide('acme', request.id, { approve: false, approver: 'bob', reason: 'not today' });
+    expect((await call).result).toEqual({ action: 'deny_tool', reason: 'denied by bob: not today' });
+    // The approval's own trail (asked, denied by whom) and the call's refusal.
+    expect(gw.logs.audits().slice(audits)).toEqual([
+      expect.objectContaining({ event: 'approval asked', approval: request.id, tool: 'exec' }),
+      expect.objectContaining({ event: 'approval denied', approval: request.id, approver: 'bob' }),
+      expect.objectContaining({
+        rule: 'gateway_rule',
+        detail: 'rule "push-needs-a-person": denied by a person',
+      }),
+    ]);
+  });
+
+  it('past the call’s deadline, the failure mode answers: closed denies, no one approved in time', async () => {
+    const answer = await gw.call('hasty', 'hook.before_tool', push);
+    expect(answer.result).toEqual({
+      action: 'deny_tool',
+      reason: expect.stringMatching(/^hookgate: hook "hasty" failed: no one approved in time/),
+    });
+    expect(await gw.approvals.pending('acme')).toEqual([]);
+    expect(await gw.metricsText()).toMatch(
+      /hookgate_approvals_total\{tenant="acme",hook="hasty",decision="expired"\} 1/,
+    );
+  });
+
+  it('a call no ask_human rule names goes to the hook as before', async () => {
+    recorder().answer = () => ({ action: 'continue' });
+    await gw.call('guard', 'hook.before_tool', { tool: 'exec', arguments: { command: 'git status' } });
+    expect(recorder().calls.map((c) => c.method)).toEqual(['hook.before_tool']);
+  });
+});
