@@ -578,7 +578,146 @@ function commandHostRoute(
   });
 }
 
+// The approval API (docs/approvals.md): an approver token of the tenant (hookgate_role: approver).
+const TenantParams = z.object({
+  tenant: z.string().openapi({ param: { name: 'tenant', in: 'path' }, example: 'demo' }),
+});
+
+const ApprovalParams = TenantParams.extend({
+  id: z.string().openapi({
+    param: { name: 'id', in: 'path' },
+    example: '0b8e4a52-8f0e-4c4b-9d1e-3f1d2c5a7b90',
+    description: 'The request id (a UUID); any other value is answered 404',
+  }),
+});
+
+const ApprovalRequestDoc = z
+  .object({
+    id: z.string(),
+    tenant: z.string(),
+    hook: z.string(),
+    host: z.string().openapi({ description: 'The agent host the call came from', example: 'claude-code' }),
+    tool: z.string(),
+    args_digest: z.string().openapi({ description: "SHA-256 (hex) of the arguments' canonical JSON" }),
+    config_revision: z.string(),
+    created_at: z.number().int().openapi({ description: 'Epoch ms' }),
+    expires_at: z.number().int().openapi({ description: 'Epoch ms; after it the request ends expired' }),
+    reason: z.string().optional().openapi({ description: 'Why a person is asked (the rule’s reason)' }),
+    args: z
+      .unknown()
+      .optional()
+      .openapi({ description: 'The arguments, when the call path lets them be shown' }),
+  })
+  .openapi('ApprovalRequest');
+
+const ApprovalOutcomeDoc = z
+  .object({
+    id: z.string(),
+    decision: z.enum(['approved', 'denied', 'expired']),
+    reason: z.string().optional(),
+    approver: z.string().optional().openapi({ description: "The approver token's sub" }),
+    decided_at: z.number().int().openapi({ description: 'Epoch ms' }),
+  })
+  .openapi('ApprovalOutcome');
+
+const ApprovalDecisionBody = z
+  .object({
+    decision: z.enum(['approve', 'deny']),
+    reason: z.string().max(1000).optional(),
+    args_digest: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional()
+      .openapi({ description: "When given, must be the request's: the decision is for the arguments shown" }),
+  })
+  .strict()
+  .openapi('ApprovalDecision');
+
+const approverErrors = {
+  401: {
+    description: 'Missing or invalid token, or no such tenant (WWW-Authenticate: Bearer)',
+    content: { 'application/json': { schema: ErrorBody } },
+  },
+  403: {
+    description: 'A valid token that is not an approver token of this tenant (or has no sub)',
+    content: { 'application/json': { schema: ErrorBody } },
+  },
+};
+
+const approvalStoreDown = {
+  503: {
+    description: 'The shared approval store (Redis) could not be reached',
+    content: { 'application/json': { schema: ErrorBody } },
+  },
+};
+
 export const routes = {
+  listApprovals: createRoute({
+    operationId: 'listApprovals',
+    method: 'get',
+    path: '/v1/tenants/{tenant}/approvals',
+    summary: "The tenant's calls waiting for a person (approver token)",
+    security: [{ bearer: [] }],
+    request: { params: TenantParams },
+    responses: {
+      200: {
+        description: 'Pending requests, oldest first',
+        content: { 'application/json': { schema: z.object({ approvals: z.array(ApprovalRequestDoc) }) } },
+      },
+      ...approverErrors,
+      ...approvalStoreDown,
+    },
+  }),
+  decideApproval: createRoute({
+    operationId: 'decideApproval',
+    method: 'post',
+    path: '/v1/tenants/{tenant}/approvals/{id}',
+    summary: 'Approve or deny one waiting call (approver token); single-use',
+    security: [{ bearer: [] }],
+    request: {
+      params: ApprovalParams,
+      body: { required: true, content: { 'application/json': { schema: ApprovalDecisionBody } } },
+    },
+    responses: {
+      200: { description: 'Decided', content: { 'application/json': { schema: ApprovalOutcomeDoc } } },
+      400: {
+        description: 'Not a decision (not JSON, a field missing, of the wrong type or unknown)',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      ...approverErrors,
+      404: {
+        description: 'No such request for this tenant',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      409: {
+        description:
+          'Already decided (already_decided), or args_digest is not the request’s (digest_mismatch)',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      410: {
+        description: 'The request ended before this decision (its deadline passed, or its gateway stopped)',
+        content: { 'application/json': { schema: ErrorBody } },
+      },
+      413: { description: 'Body over 16 KiB', content: { 'application/json': { schema: ErrorBody } } },
+      ...approvalStoreDown,
+    },
+  }),
+  approvalEvents: createRoute({
+    operationId: 'approvalEvents',
+    method: 'get',
+    path: '/v1/tenants/{tenant}/approvals/events',
+    summary: 'Server-Sent Events: new and decided requests of the tenant, live (approver token)',
+    description:
+      'Events: `ready` once subscribed (list after it and nothing is missed), `created` (an ApprovalRequest), ' +
+      '`decided` (an ApprovalOutcome). The token goes in the Authorization header, so read it with fetch() ' +
+      'streaming, not EventSource. The stream ends when the token expires.',
+    security: [{ bearer: [] }],
+    request: { params: TenantParams },
+    responses: {
+      200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } },
+      ...approverErrors,
+    },
+  }),
   call: createRoute({
     operationId: 'callHook',
     method: 'post',
