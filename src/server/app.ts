@@ -7,6 +7,9 @@ import { parseMessage } from '../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
 import { allowedMethods } from './allowed-methods.js';
+import type { ApprovalBroker } from '../approvals/broker.js';
+import { approvalsPageRoutes } from './approvals-page.js';
+import { approvalRoutes } from './approvals-route.js';
 import { type AuthVariables, extractToken, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
 import { notACallOrNotification } from './call-envelope.js';
@@ -45,6 +48,8 @@ export interface AppDeps {
   reload?: () => Promise<ReloadOutcome>;
   /** The docs viewer's files (each runtime bundles or reads them its own way); without, /docs links the spec. */
   docsAssets?: DocsAssetsLoader;
+  /** Calls waiting for a person; with it, the approval API and inbox are served (docs/approvals.md). */
+  approvals?: ApprovalBroker;
 }
 
 /** A tenant's or hook's limits as the config spells them (describe shows a caller what it is held to). */
@@ -204,6 +209,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
   app.get('/openapi.json', (c) => c.json(openapi));
   docsRoutes(app, deps.docsAssets);
+  if (deps.approvals) {
+    approvalsPageRoutes(app);
+    approvalRoutes(app, { live, broker: deps.approvals, metrics, log });
+  }
 
   const access = requireHookAccess(live, metrics);
   const base = '/v1/tenants/:tenant/hooks/:hook';
