@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 const DEMO_HOOK_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 /**
- * The embedded default config of `npm start`: tenant `demo` with one hook, `weather`, an SDK hook
- * that injects and answers a `get_weather` plugin tool. The HS256 secret is fresh per start unless
+ * The embedded default config of `npm start`: tenant `demo` with two hooks: `weather`, an SDK hook
+ * that injects and answers a `get_weather` plugin tool, and `guard`, a hook made only of rules. The HS256 secret is fresh per start unless
  * HOOKGATE_DEMO_SECRET is set, so a printed dev token is only good for this process.
  */
 export function demoConfig(
@@ -29,6 +29,20 @@ export function demoConfig(
               tools: ['get_weather'],
               on_failure: 'open',
               timeout_ms: 4000,
+            },
+            // A hook made only of rules: no code, no process; one rule for every host's shell tool.
+            guard: {
+              backend: { type: 'rules' },
+              modes: ['tool'],
+              rules: [
+                {
+                  name: 'no-rm-rf',
+                  kind: 'shell',
+                  when: 'call.command.matches("rm\\\\s+-[a-zA-Z]*([rR][a-zA-Z]*f|f[a-zA-Z]*[rR])")',
+                  action: 'deny',
+                  reason: 'rm -rf is not allowed',
+                },
+              ],
             },
           },
         },

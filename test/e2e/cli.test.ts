@@ -286,6 +286,19 @@ describe('npm start (serve --demo)', { timeout: 120_000 }, () => {
         result: { for_llm: 'Berlin: 18 C, light rain', silent: false, is_error: false },
       },
     });
+    // The second call as printed: the rules-only hook denies rm -rf.
+    const second = out.slice(out.indexOf('hooks/guard \\'));
+    const deniedBody = /-d '(.*)'/.exec(second)![1];
+    const denied = await fetch(url.replace('/hooks/weather', '/hooks/guard'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: deniedBody,
+    });
+    expect(await denied.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { action: 'deny_tool', reason: 'rm -rf is not allowed' },
+    });
     const [, payload] = token.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     expect(claims.exp - claims.iat).toBe(3600);

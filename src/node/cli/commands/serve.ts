@@ -103,18 +103,25 @@ function loadDemo(): LoadedConfig {
 
 async function printDemo(config: GatewayConfig, url: string, io: CommandIo): Promise<void> {
   const tenant = config.tenants.get('demo')!;
-  const token = await signDevToken(tenant, { hooks: ['weather'], ttlSeconds: 3600 });
+  const token = await signDevToken(tenant, { hooks: ['weather', 'guard'], ttlSeconds: 3600 });
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
     method: 'hook.before_tool',
     params: { tool: 'get_weather', arguments: { city: 'Berlin' } },
   });
+  const denied = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'hook.before_tool',
+    params: { tool: 'exec', arguments: { command: 'rm -rf /tmp/x' } },
+  });
   io.stdout.write(
     [
       '',
       `hookgate demo gateway on ${url}`,
       `  tenant "demo", hook "weather" (plugin tool get_weather), describe: GET ${url}/v1/tenants/demo/hooks/weather`,
+      `  hook "guard": rules only (docs/policy.md)`,
       '',
       'dev token (valid for 1 hour, this process only):',
       `  ${token}`,
@@ -124,6 +131,12 @@ async function printDemo(config: GatewayConfig, url: string, io: CommandIo): Pro
       `    -H "Authorization: Bearer ${token}" \\`,
       `    -H 'content-type: application/json' \\`,
       `    -d '${body}'`,
+      '',
+      'a hook made only of rules (no code): PicoClaw asks to run `rm -rf /tmp/x`, the gateway denies it:',
+      `  curl -s ${url}/v1/tenants/demo/hooks/guard \\`,
+      `    -H "Authorization: Bearer ${token}" \\`,
+      `    -H 'content-type: application/json' \\`,
+      `    -d '${denied}'`,
       '',
       '',
     ].join('\n'),
