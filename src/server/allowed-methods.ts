@@ -22,12 +22,16 @@ function collect(): PathMethods[] {
   };
   for (const r of Object.values(routes)) add(r.path, r.method);
   for (const path of UNDOCUMENTED_GETS) add(path, 'get');
-  return [...byPath].map(([path, methods]) => {
-    // hono answers HEAD with its GET route.
-    if (methods.has('GET')) methods.add('HEAD');
-    const segments = path.split('/').map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : literal(s)));
-    return { pattern: new RegExp(`^${segments.join('/')}$`), methods };
-  });
+  // A path with fewer parameters first: /approvals/events is itself, not an {id} of /approvals/{id}.
+  const params = (path: string) => path.split('{').length;
+  return [...byPath]
+    .sort(([a], [b]) => params(a) - params(b))
+    .map(([path, methods]) => {
+      // hono answers HEAD with its GET route.
+      if (methods.has('GET')) methods.add('HEAD');
+      const segments = path.split('/').map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : literal(s)));
+      return { pattern: new RegExp(`^${segments.join('/')}$`), methods };
+    });
 }
 
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

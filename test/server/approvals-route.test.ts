@@ -223,3 +223,25 @@ describe('approval API on a real gateway', () => {
     expect(gw.logs.text).not.toContain(alice);
   });
 });
+
+describe('approval routes and other methods', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ tenants: { acme: tenantDoc(hooks) } });
+  });
+  afterAll(() => gw?.close());
+
+  it('answers another method with 405 and the route’s own Allow (events is not an id)', async () => {
+    const cases: [string, string, string][] = [
+      ['/v1/tenants/acme/approvals/events', 'OPTIONS', 'GET, HEAD'],
+      ['/v1/tenants/acme/approvals', 'DELETE', 'GET, HEAD'],
+      [`/v1/tenants/acme/approvals/${crypto.randomUUID()}`, 'PUT', 'POST'],
+      ['/approvals', 'POST', 'GET, HEAD'],
+    ];
+    for (const [path, method, allow] of cases) {
+      const res = await fetch(`${gw.url}${path}`, { method });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
+    }
+  });
+});
