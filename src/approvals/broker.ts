@@ -48,6 +48,7 @@ export class ApprovalBroker {
   private readonly subscribers = new Map<string, Set<(event: ApprovalEvent) => void>>();
   private readonly offStore: () => void;
   private closed = false;
+  private readonly closing = new AbortController();
 
   constructor(opts: ApprovalBrokerOptions) {
     this.store = opts.store;
@@ -173,6 +174,11 @@ export class ApprovalBroker {
     };
   }
 
+  /** Aborted when the broker closes: live subscribers (an open event stream) end with it. */
+  get closedSignal(): AbortSignal {
+    return this.closing.signal;
+  }
+
   /** Calls parked here and not yet decided. */
   get parked(): number {
     return this.waiters.size;
@@ -192,6 +198,8 @@ export class ApprovalBroker {
         return this.expire(tenant, id, 'the gateway holding the call stopped');
       }),
     );
+    // After the expiries, so live subscribers hear how the calls ended before their streams end.
+    this.closing.abort();
     this.offStore();
     this.subscribers.clear();
     await this.store.close();

@@ -163,21 +163,25 @@ function eventStream(c: Context<Env>, broker: ApprovalBroker): Response {
         else send('decided', outcomeView(e.id, e.outcome));
       });
       const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
-      const end = setTimeout(
-        () => {
-          stop?.();
-          controller.close();
-        },
-        Math.max(0, expiresAt - Date.now()),
-      );
+      const finish = () => {
+        if (!open) return;
+        stop?.();
+        controller.close();
+      };
+      const end = setTimeout(finish, Math.max(0, expiresAt - Date.now()));
+      // A stopping gateway ends its streams, so an open inbox does not hold the stop for its grace.
+      const closing = broker.closedSignal;
+      closing.addEventListener('abort', finish);
       stop = () => {
         if (!open) return;
         open = false;
         off();
         clearInterval(keepalive);
         clearTimeout(end);
+        closing.removeEventListener('abort', finish);
       };
       send('ready', { tenant });
+      if (closing.aborted) finish();
     },
     cancel() {
       stop?.();

@@ -245,3 +245,27 @@ describe('approval routes and other methods', () => {
     }
   });
 });
+
+describe('a stopping gateway and the approvals it holds', () => {
+  it('ends its parked calls expired and its open event streams, so neither holds the stop', async () => {
+    const gw = await startTestGateway({ tenants: { acme: tenantDoc(hooks) } });
+    const token = await approverToken(gw.config, 'acme', 'alice');
+    const res = await fetch(`${gw.url}/v1/tenants/acme/approvals/events`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const events = sseReader(res.body!);
+    expect((await events.next()).event).toBe('ready');
+    const { outcome } = gw.approvals.ask(await bindingOf('acme', {}));
+    expect((await events.next()).event).toBe('created');
+    await gw.close('test');
+    expect(await outcome).toMatchObject({
+      decision: 'expired',
+      reason: 'the gateway holding the call stopped',
+    });
+    expect(await events.next()).toMatchObject({ event: 'decided', data: { decision: 'expired' } });
+    // The stream ended as a stream ends, not cut with the connection after the grace.
+    await expect(events.next()).rejects.toThrow('the event stream ended');
+    const stopped = gw.logs.lines.find((l) => l.msg === 'shut down');
+    expect(stopped?.cut.http_calls).toBe(0);
+  });
+});

@@ -53,7 +53,7 @@ export class RedisApprovalStore implements ApprovalStore {
   private readonly listeners = new Set<(event: StoreEvent) => void>();
   private readonly heartbeat: ReturnType<typeof setInterval>;
   private readonly log?: Logger;
-  private readonly ready: Promise<void>;
+  private ready?: Promise<void>;
   private closed = false;
 
   constructor(opts: RedisApprovalStoreOptions) {
@@ -69,7 +69,7 @@ export class RedisApprovalStore implements ApprovalStore {
     });
     this.subscriber.on('message', (_channel: string, message: string) => this.onMessage(message));
     const renew = () => this.client.command(['SET', this.ownerKey(this.owner), '1', 'PX', this.leaseMs]);
-    this.ready = Promise.all([renew(), this.subscriber.subscribe(this.channel)]).then(() => undefined);
+    void this.whenReady().catch(() => {});
     // Renewed three times a lease; each renewal also sweeps requests whose holder is gone.
     this.heartbeat = setInterval(
       () => {
@@ -84,11 +84,23 @@ export class RedisApprovalStore implements ApprovalStore {
 
   /** Settles once this replica's lease is held and it hears every settlement. */
   whenReady(): Promise<void> {
+    // Tried again on the next request after a failure (Redis down at start): until then every new
+    // request fails to be recorded, and its call ends expired.
+    if (!this.ready) {
+      const attempt = Promise.all([
+        this.client.command(['SET', this.ownerKey(this.owner), '1', 'PX', this.leaseMs]),
+        this.subscriber.subscribe(this.channel),
+      ]).then(() => undefined);
+      this.ready = attempt;
+      attempt.catch(() => {
+        if (this.ready === attempt) this.ready = undefined;
+      });
+    }
     return this.ready;
   }
 
   async create(request: ApprovalRequest): Promise<void> {
-    await this.ready;
+    await this.whenReady();
     const { tenant, expiresAt } = request.binding;
     const ttl = Math.max(1, expiresAt - request.createdAt) + this.retentionMs;
     await this.client.command([

@@ -137,3 +137,21 @@ describe.skipIf(SKIP_REDIS)(`approvals shared by two gateways through one Redis$
     }
   }, 30_000);
 });
+
+describe('approvals on a Redis that is down', () => {
+  it('ends a call it cannot record expired, never approved, and keeps the process up', async () => {
+    // Nothing listens on port 1 of loopback.
+    const store = new RedisApprovalStore({ url: 'redis://127.0.0.1:1', timeoutMs: 300 });
+    const broker = new ApprovalBroker({ store });
+    try {
+      const { outcome } = broker.ask(await binding());
+      expect(await outcome).toMatchObject({
+        decision: 'expired',
+        reason: 'the approval request could not be recorded',
+      });
+      await expect(broker.pending('acme')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    } finally {
+      await broker.close();
+    }
+  });
+});
