@@ -11,6 +11,8 @@ import { durableLimiterFactory } from './limiter.js';
 import { createWorkerLogger, type LogSink } from './logger.js';
 import { type ModuleRegistry, registryLoader } from './modules.js';
 import { upgradeWebSocket } from './websocket.js';
+import { workerCallTracer } from './tracing.js';
+import type { OtelCallTracer } from '../server/tracing/otel-call-tracer.js';
 
 /** The Worker's bindings: the config (a JSON string secret/var, or a [vars] table) and its secrets. */
 export interface WorkerEnv {
@@ -36,6 +38,7 @@ interface Built {
   app: ReturnType<typeof createApp>;
   backends: ReadonlyMap<HookRuntime, HookBackend>;
   decisions: DecisionLog;
+  tracer?: OtelCallTracer;
 }
 
 interface Slot {
@@ -88,6 +91,8 @@ export function createWorker(options: WorkerOptions) {
         ctx.waitUntil(drainEvents(built.backends, EVENT_DRAIN_MS));
       // The records are built and logged after the answer; the runtime must not cut that short.
       if (ctx && built.decisions.pending > 0) ctx.waitUntil(built.decisions.flush());
+      // This request's spans (server.tracing): exported now, since no timer runs after the answer.
+      if (ctx && built.tracer) ctx.waitUntil(built.tracer.forceFlush());
       return response;
     },
   } satisfies ExportedHandler<WorkerEnv>;
@@ -108,12 +113,14 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
   }
   const log = createWorkerLogger(config.server.logLevel, sink);
   try {
-    const { backends, gateway, metrics, live, decisions, approvals } = await assembleGateway(
+    const tracing = config.server.tracing;
+    const { backends, gateway, metrics, live, decisions, approvals, tracer } = await assembleGateway(
       config,
       { loadModule: registryLoader(options.modules), fetch: options.fetch },
       log,
       {
         createLimiter: durableLimiterFactory(env),
+        createTracer: tracing && ((deps) => workerCallTracer(tracing, options.fetch, deps.metrics, deps.log)),
         // `stdout` on a Worker is the console, as the log lines: one JSON line per record.
         decisionOutput: (lines) => {
           for (const line of lines) sink(line);
@@ -137,7 +144,7 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
       },
       'hookgate worker ready',
     );
-    return { app, backends, decisions };
+    return { app, backends, decisions, tracer };
   } catch (err) {
     throw logFailure(log, err);
   }
