@@ -1,18 +1,32 @@
-import { isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import type { McpCallResult } from './call-result.js';
 
-/** A 2025-era `tools/call` the route may answer without the SDK (see {@link plainToolCall}). */
+/** A `tools/call` the route may answer without the SDK (see {@link plainToolCall}). */
 export interface PlainToolCall {
   id: string | number;
   name: string;
   args: Record<string, unknown> | undefined;
+  /** A 2026-07-28 request (its envelope checked by the SDK's own classifier), else 2025-era. */
+  modern: boolean;
 }
+
+/** What the server says it is, in initialize, server/discover and every 2026-07-28 result. */
+export const SERVER_INFO = { name: 'hookgate', version: '0.1.0' } as const;
+
+const MODERN_VERSION = '2026-07-28';
 
 /** The 2025-era revisions a request may name in its header (the SDK accepts exactly these). */
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PARAMS_KEYS = new Set(['name', 'arguments']);
+const MODERN_PARAMS_KEYS = new Set(['name', 'arguments', '_meta']);
 
 /**
  * The POST when it is the hot path's plain shape, else undefined (the SDK then serves it): one
@@ -29,10 +43,11 @@ export function plainToolCall(request: Request, body: unknown): PlainToolCall | 
   if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
   if (!hasOnlyKeys(body, REQUEST_KEYS)) return undefined;
   const params = body.params;
-  if (!isPlainObject(params) || typeof params.name !== 'string' || !hasOnlyKeys(params, PARAMS_KEYS))
-    return undefined;
+  if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
   const args = params.arguments;
   if (args !== undefined && !isPlainObject(args)) return undefined;
+  if (params._meta !== undefined) return modernToolCall(request, body, id, params.name, args);
+  if (!hasOnlyKeys(params, PARAMS_KEYS)) return undefined;
   const headers = request.headers;
   const accept = headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
@@ -40,18 +55,61 @@ export function plainToolCall(request: Request, body: unknown): PlainToolCall | 
   const version = headers.get('mcp-protocol-version');
   if (version !== null && !LEGACY_VERSIONS.has(version)) return undefined;
   if (headers.get('mcp-method') !== null || headers.get('mcp-name') !== null) return undefined;
-  return { id, name: params.name, args };
+  return { id, name: params.name, args, modern: false };
+}
+
+/**
+ * The 2026-07-28 form (Claude Code's): the same call with the `_meta` envelope, under the standard
+ * headers mirroring the body exactly (MCP-Protocol-Version 2026-07-28, Mcp-Method tools/call,
+ * Mcp-Name the tool's name, no whitespace or Base64 sentinel to decode). The envelope is judged by
+ * the SDK's own classifier, once; besides it `_meta` may hold a string or number `progressToken`
+ * (this server sends no progress) and keys of the client's own (`claudecode/toolUseId`), which the
+ * SDK passes through. The modern handler would classify, build, connect and close a server per
+ * request and validate the envelope, the request and the result again with zod.
+ */
+function modernToolCall(
+  request: Request,
+  body: Record<string, unknown>,
+  id: string | number,
+  name: string,
+  args: Record<string, unknown> | undefined,
+): PlainToolCall | undefined {
+  const params = body.params as Record<string, unknown>;
+  if (!hasOnlyKeys(params, MODERN_PARAMS_KEYS)) return undefined;
+  const meta = params._meta;
+  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_VERSION) return undefined;
+  const progress = meta.progressToken;
+  if (progress !== undefined && typeof progress !== 'string' && typeof progress !== 'number')
+    return undefined;
+  const headers = request.headers;
+  if (!isJsonContentType(headers.get('content-type'))) return undefined;
+  const version = headers.get('mcp-protocol-version');
+  const method = headers.get('mcp-method');
+  const nameHeader = headers.get('mcp-name');
+  if (version !== MODERN_VERSION || method !== 'tools/call' || nameHeader !== name) return undefined;
+  if (name.trim() !== name || name.startsWith('=?')) return undefined;
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: version,
+    mcpMethodHeader: method,
+    mcpNameHeader: nameHeader,
+    body,
+  });
+  if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
+  if (route.classification.revision !== MODERN_VERSION) return undefined;
+  return { id, name, args, modern: true };
 }
 
 /**
  * The SDK's answer to a plain tools/call whose result is text only, written without it: the same
  * JSON-RPC response object in the same key order (`result`, `jsonrpc`, `id`; the result as its
- * schema orders it: `content`, then `isError`; each block `type`, `text`), status 200, JSON, and
+ * schema orders it: `content`, then `isError`, then for 2026-07-28 `resultType` and the server's
+ * identity in `_meta`; each block `type`, `text`), status 200, JSON, and
  * the request's id (mcpService adds it to the SDK's answers too). A result with other content is
  * left to the SDK: its schema reorders and checks those blocks.
  */
 export function textResultResponse(
-  id: string | number,
+  call: PlainToolCall,
   result: McpCallResult,
   requestId: string,
 ): Response | undefined {
@@ -62,8 +120,13 @@ export function textResultResponse(
   }
   const { isError } = result;
   if (isError !== undefined && typeof isError !== 'boolean') return undefined;
-  const encoded = isError === undefined ? { content } : { content, isError };
-  return new Response(JSON.stringify({ result: encoded, jsonrpc: '2.0', id }), {
+  const encoded: Record<string, unknown> = isError === undefined ? { content } : { content, isError };
+  if (call.modern) {
+    // The 2026-07-28 result's own members, as the SDK's codec stamps them.
+    encoded.resultType = 'complete';
+    encoded._meta = { [SERVER_INFO_META_KEY]: SERVER_INFO };
+  }
+  return new Response(JSON.stringify({ result: encoded, jsonrpc: '2.0', id: call.id }), {
     status: 200,
     headers: { 'content-type': 'application/json', 'x-request-id': requestId },
   });

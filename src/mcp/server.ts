@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ErrorCode as HookgateCode } from '../protocol/jsonrpc.js';
 import { callResult, type McpCallResult } from './call-result.js';
-import { type PlainToolCall, plainToolCall, textResultResponse } from './direct-call.js';
+import { type PlainToolCall, plainToolCall, SERVER_INFO, textResultResponse } from './direct-call.js';
 import { beforeToolParams } from './hook-params.js';
 import type { InjectedToolsCache } from './injected-tools.js';
 import type { McpHookPort } from './port.js';
@@ -60,6 +60,8 @@ interface Exchange {
   port: McpHookPort;
   requestId: string;
   limited?: McpLimited;
+  /** The tools/call outcome serveToolCall already has: the server answers it instead of asking. */
+  decided?: () => Promise<McpCallResult>;
 }
 
 /**
@@ -86,7 +88,7 @@ export function mcpService(injected: InjectedToolsCache, opts: { direct?: boolea
     (ctx: McpRequestContext) => {
       const exchange = ctx.requestInfo && exchanges.get(ctx.requestInfo);
       if (!exchange) throw new Error('MCP request served without its caller');
-      return hookServer(exchange, injected);
+      return hookServer(exchange, injected, exchange.decided);
     },
     // Serves nothing of the 2025 era: serve() below routes that traffic itself.
     { legacy: 'reject' },
@@ -98,7 +100,12 @@ export function mcpService(injected: InjectedToolsCache, opts: { direct?: boolea
       let response: Response;
       const plain = direct ? plainToolCall(request, body) : undefined;
       if (plain) {
-        response = await serveToolCall(plain, exchange, injected, request, body);
+        response = await serveToolCall(plain, exchange, (decided) => {
+          if (!plain.modern) return serveLegacy(hookServer(exchange, injected, decided), request, body);
+          exchange.decided = decided;
+          exchanges.set(request, exchange);
+          return modern.fetch(request, { parsedBody: body });
+        });
       } else if (!(direct && claimsModern(body)) && (await isLegacyRequest(request, body))) {
         response = await serveLegacy(hookServer(exchange, injected), request, body);
       } else {
@@ -146,14 +153,12 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 async function serveToolCall(
   call: PlainToolCall,
   exchange: Exchange,
-  injected: InjectedToolsCache,
-  request: Request,
-  body: unknown,
+  bySdk: (decided: () => Promise<McpCallResult>) => Promise<Response>,
 ): Promise<Response> {
   let decided: () => Promise<McpCallResult>;
   try {
     const result = await callTool(exchange, call.name, call.args);
-    const response = textResultResponse(call.id, result, exchange.requestId);
+    const response = textResultResponse(call, result, exchange.requestId);
     if (response) return response;
     decided = async () => result;
   } catch (err) {
@@ -161,7 +166,7 @@ async function serveToolCall(
       throw err;
     };
   }
-  const response = await serveLegacy(hookServer(exchange, injected, decided), request, body);
+  const response = await bySdk(decided);
   response.headers.set('x-request-id', exchange.requestId);
   return response;
 }
@@ -218,7 +223,7 @@ function hookServer(
   const { port, requestId } = exchange;
 
   const server = new Server(
-    { name: 'hookgate', version: '0.1.0' },
+    { ...SERVER_INFO },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: NO_VALIDATION },
   );
   server.setRequestHandler('tools/list', async () => {

@@ -153,6 +153,123 @@ describe('a plain tools/call answered without the SDK', () => {
     });
   }
 
+  // Claude Code 2.1.328's tools/call as it sent it to this route (the real-host suite).
+  const CLAUDE_META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': {
+      name: 'claude-code',
+      title: 'Claude Code',
+      version: '2.1.328',
+      description: "Anthropic's agentic coding tool",
+      websiteUrl: 'https://claude.com/claude-code',
+    },
+    'io.modelcontextprotocol/clientCapabilities': {
+      roots: { listChanged: true },
+      elicitation: { form: {}, url: {} },
+    },
+    'claudecode/toolUseId': 'toolu_1795811221543',
+    progressToken: 1,
+  };
+  const claude = (name: string, meta: object = CLAUDE_META, extra: object = {}) => ({
+    method: 'tools/call',
+    params: { name, arguments: { q: 'x' }, _meta: meta },
+    jsonrpc: '2.0',
+    id: 1,
+    ...extra,
+  });
+  const CLAUDE_HEADERS = (name: string) => ({
+    ...HEADERS,
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': name,
+  });
+  for (const [name, outcome] of outcomes) {
+    it(`answers ${name} to a 2026-07-28 tools/call as the SDK does`, async () => {
+      const { direct, sdk } = await both(claude('lookup'), outcome, CLAUDE_HEADERS('lookup'));
+      expect(direct).toEqual(sdk);
+      expect(direct.asked).toBe(1);
+    });
+  }
+  it('answers an unknown tool in a 2026-07-28 tools/call as the SDK does, without asking the hook', async () => {
+    const { direct, sdk } = await both(claude('nope'), ANSWER({ for_llm: 'x' }), CLAUDE_HEADERS('nope'));
+    expect(direct).toEqual(sdk);
+    expect(direct.asked).toBe(0);
+  });
+  const { progressToken: _p, 'claudecode/toolUseId': _t, ...BARE_META } = CLAUDE_META;
+  const modernToolCases: [string, unknown, Record<string, string | undefined>][] = [
+    ['the bare envelope', claude('lookup', BARE_META), CLAUDE_HEADERS('lookup')],
+    [
+      'a string progress token',
+      claude('lookup', { ...CLAUDE_META, progressToken: 'p-1' }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'an object progress token',
+      claude('lookup', { ...CLAUDE_META, progressToken: {} }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'a vendor key holding an object',
+      claude('lookup', { ...CLAUDE_META, 'x/y': { a: [1] } }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'no capabilities',
+      claude('lookup', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'capabilities of the wrong shape',
+      claude('lookup', { ...CLAUDE_META, 'io.modelcontextprotocol/clientCapabilities': { roots: 5 } }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'clientInfo without a version',
+      claude('lookup', { ...CLAUDE_META, 'io.modelcontextprotocol/clientInfo': { name: 'x' } }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'a 2025 claim',
+      claude('lookup', { ...CLAUDE_META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'an unknown claimed revision',
+      claude('lookup', { ...CLAUDE_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }),
+      { ...CLAUDE_HEADERS('lookup'), 'mcp-protocol-version': '2099-01-01' },
+    ],
+    ['no Mcp-Name', claude('lookup'), { ...CLAUDE_HEADERS('lookup'), 'mcp-name': undefined }],
+    ['another Mcp-Name', claude('lookup'), CLAUDE_HEADERS('other')],
+    ['a Base64 Mcp-Name', claude('lookup'), CLAUDE_HEADERS('=?base64?bG9va3Vw?=')],
+    ['no Mcp-Method', claude('lookup'), { ...CLAUDE_HEADERS('lookup'), 'mcp-method': undefined }],
+    [
+      'no protocol header',
+      claude('lookup'),
+      { ...CLAUDE_HEADERS('lookup'), 'mcp-protocol-version': undefined },
+    ],
+    ['a text body type', claude('lookup'), { ...CLAUDE_HEADERS('lookup'), 'content-type': 'text/plain' }],
+    ['accept without SSE', claude('lookup'), { ...CLAUDE_HEADERS('lookup'), accept: 'application/json' }],
+    ['no accept', claude('lookup'), { ...CLAUDE_HEADERS('lookup'), accept: undefined }],
+    [
+      'a retry key',
+      claude('lookup', CLAUDE_META, { params: { name: 'lookup', _meta: CLAUDE_META, requestState: 'x' } }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'a task',
+      claude('lookup', CLAUDE_META, { params: { name: 'lookup', _meta: CLAUDE_META, task: {} } }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    ['a string id', claude('lookup', CLAUDE_META, { id: 'c-1' }), CLAUDE_HEADERS('lookup')],
+    ['_meta an array', claude('lookup', [] as unknown as object), CLAUDE_HEADERS('lookup')],
+  ];
+  for (const [name, body, headers] of modernToolCases) {
+    it(`answers a 2026-07-28 tools/call with ${name} as the SDK does`, async () => {
+      const { direct, sdk } = await both(body, ok, headers);
+      expect(direct).toEqual(sdk);
+    });
+  }
+
   const ENVELOPE = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '2.1.328' },
@@ -238,6 +355,14 @@ describe('a plain tools/call answered without the SDK', () => {
       id: 7,
       name: 'lookup',
       args: { a: 1 },
+      modern: false,
+    });
+    // Claude Code's call is answered directly too.
+    expect(plainToolCall(request('', CLAUDE_HEADERS('lookup')), claude('lookup'))).toEqual({
+      id: 1,
+      name: 'lookup',
+      args: { q: 'x' },
+      modern: true,
     });
     expect(plainToolCall(req, call({ name: 'lookup' }, { method: 'tools/list' }))).toBeUndefined();
     expect(
