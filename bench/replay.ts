@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../src/config/compile.js';
+import { hostTraitsOf } from '../src/hosts/traits.js';
 import { replayLog } from '../src/node/replay.js';
 import { DECISION_SCHEMA_V1, type DecisionRecordV1, verdictOf } from '../src/server/decision-record.js';
 import { redecide } from '../src/server/redecide.js';
@@ -76,7 +77,7 @@ function call(i: number): DecisionRecordV1 {
     hook_answer: hookAnswer,
   };
   // What the recording config decided: the log is what a gateway under it would have written.
-  const old = redecide(record, before);
+  const old = redecide(record, before, hostTraitsOf);
   if (!old.ok) throw new Error(old.why);
   record.kind = old.kind;
   record.answer = old.answer;

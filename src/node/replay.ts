@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { GatewayConfig } from '../config/runtime.js';
 import { DECISION_SCHEMA_V1, decisionRecordV1, verdictOf } from '../server/decision-record.js';
+import { hostTraitsOf } from '../hosts/traits.js';
 import { type ReplayViolation, redecide } from '../server/redecide.js';
 
 /** One recorded call whose decision the new config changes. */
@@ -82,7 +83,7 @@ export async function replayLog(path: string, config: GatewayConfig): Promise<Re
     }
     report.records++;
     const record = parsed.data;
-    const result = redecide(record, config);
+    const result = redecide(record, config, hostTraitsOf);
     if (!result.ok) {
       report.notRedecided.push({ line: n, why: result.why });
       continue;

@@ -8,14 +8,15 @@ import {
   denyApproval,
   effectivePolicy,
   failureAnswer,
+  type HostTraits,
   minimiseParams,
 } from '../policy/index.js';
 import { isCallMethod, Method, modeOf } from '../protocol/methods.js';
 import { answeredKind, type DecisionKind } from './decision.js';
 import { type DecisionRecordV1, verdictOf } from './decision-record.js';
 
-/** The dialect whose records replay re-decides: the native routes, with no host traits to model. */
-export const REPLAYABLE_DIALECT = 'picoclaw';
+/** The traits of the host behind a dialect label, or undefined for one no route uses (src/hosts/traits.ts). */
+export type TraitsOf = (dialect: string) => Readonly<HostTraits> | undefined;
 
 /** A grant, rule or limit that decided; replay adds `hook_removed`. */
 export interface ReplayViolation {
@@ -40,12 +41,18 @@ export type Redecided =
  * hook: the steps of the gateway's call path that depend on the config (mode gate, minimisation,
  * grants) and nothing that depends on the moment (limits, a hook that failed). Pure.
  *
+ * Every dialect route hands the gateway PicoClaw-shaped params, so a record's params and answers
+ * are in PicoClaw's terms whatever the host; what differs per host is its traits (whether it has an
+ * approval of its own, whether it merges a rewrite), looked up by the record's dialect in
+ * `traitsOf`, the same table the routes build their CallOrigin from. The core stays host-neutral:
+ * the caller hands the table in.
+ *
  * The hook's tools are narrowed by the token's `tools` claim the record carries, as they were then.
  * A record this cannot re-decide says why.
  */
-export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redecided {
-  if (record.dialect !== REPLAYABLE_DIALECT)
-    return { ok: false, why: `dialect ${record.dialect} is not replayed yet (native routes only)` };
+export function redecide(record: DecisionRecordV1, config: GatewayConfig, traitsOf: TraitsOf): Redecided {
+  const host = traitsOf(record.dialect);
+  if (!host) return { ok: false, why: `dialect ${record.dialect} is not one this hookgate's routes speak` };
   if (!isCallMethod(record.method)) return { ok: false, why: `${record.method} is not a hook call` };
   if (record.kind === 'rate_limited' || record.kind === 'failed')
     return { ok: false, why: `a ${record.kind} call has no hook answer to replay` };
@@ -68,11 +75,12 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
   let answer: Record<string, unknown>;
   let violations: ReplayViolation[] = [];
   const modeGranted = mode !== undefined && hook.modes.has(mode);
-  const ruled = modeGranted && params !== undefined ? rulesDecide(record, hook, params) : undefined;
+  const ruled = modeGranted && params !== undefined ? rulesDecide(record, hook, params, host) : undefined;
   if (!mode || !hook.modes.has(mode)) {
     kind = 'mode_not_granted';
+    // As the gateway answers: a host with an approval of its own gets no verdict and asks by itself.
     answer =
-      method === Method.ApproveTool
+      method === Method.ApproveTool && !host.hostApproves
         ? denyApproval(`hookgate: hook "${hook.name}" is not granted the approve mode`)
         : continueAnswer();
     violations = [{ rule: 'mode_not_granted', detail: `mode ${mode} not granted` }];
@@ -84,7 +92,7 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
   } else if (hook.backend.type === 'rules') {
     kind = 'passed';
     answer =
-      method === Method.ApproveTool
+      method === Method.ApproveTool && !host.hostApproves
         ? denyApproval(`hookgate: no rule of hook "${hook.name}" approves this call`)
         : continueAnswer();
   } else {
@@ -104,13 +112,13 @@ export function redecide(record: DecisionRecordV1, config: GatewayConfig): Redec
       const policy = effectivePolicy(hook, record.token_tools ?? undefined);
       // Grant conditions see the recorded host and time; a record carries no claims, so a
       // condition that reads them is decided on none.
-      outcome = applyPolicy(method, policy, params, shown, record.hook_answer, {}, recordFacts(record));
+      outcome = applyPolicy(method, policy, params, shown, record.hook_answer, host, recordFacts(record));
     } catch (err) {
       outcome = { ok: false, why: `answer could not be checked: ${String(err)}` };
     }
     if (!outcome.ok) {
       kind = 'failed';
-      answer = failureAnswer(hook, method, 'unavailable or invalid answer');
+      answer = failureAnswer(hook, method, 'unavailable or invalid answer', host.hostApproves);
     } else {
       kind = answeredKind(outcome.violations, outcome.result);
       answer = outcome.result;
@@ -125,10 +133,11 @@ function rulesDecide(
   record: DecisionRecordV1,
   hook: HookRuntime,
   params: Record<string, unknown>,
+  host: Readonly<HostTraits>,
 ): { answer: Record<string, unknown>; violations: ReplayViolation[] } | undefined {
   if (hook.rules.length === 0 || !rulesApplyTo(record.method)) return undefined;
   const policy = effectivePolicy(hook, record.token_tools ?? undefined);
-  const decided = decideByRules(policy, record.method, params, {}, recordFacts(record));
+  const decided = decideByRules(policy, record.method, params, host, recordFacts(record));
   if (decided?.person) {
     // A person's decision cannot be replayed: what is known is that the call would be held.
     return {

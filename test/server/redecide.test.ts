@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { compileConfig } from '../../src/config/compile.js';
+import { hostTraitsOf } from '../../src/hosts/traits.js';
 import { DECISION_SCHEMA_V1, type DecisionRecordV1 } from '../../src/server/decision-record.js';
-import { redecide } from '../../src/server/redecide.js';
+import { redecide as redecideUnder } from '../../src/server/redecide.js';
+
+const redecide = (r: DecisionRecordV1, c: ReturnType<typeof config>) => redecideUnder(r, c, hostTraitsOf);
 
 const SECRET = 'redecide-test-secret-0123456789abcdefghijk';
 const config = (modes: string[]) =>
@@ -80,8 +83,48 @@ describe('redecide', () => {
       const r = redecide(record(over), config(['tool']));
       return r.ok ? 'decided' : r.why;
     };
-    expect(cannot({ dialect: 'claude-code' })).toMatch(/dialect claude-code/);
+    expect(cannot({ dialect: 'smoke-signals' })).toMatch(/dialect smoke-signals is not one/);
     expect(cannot({ kind: 'rate_limited' })).toMatch(/rate_limited call has no hook answer/);
     expect(cannot({ params: undefined, hook_answer: undefined, answer: undefined })).toMatch(/no params/);
+  });
+
+  it("decides with the record's host traits: its own approval, its merged rewrites", () => {
+    // Not granted the approve mode: PicoClaw gets an explicit denial, Claude Code no verdict at all.
+    const approval = record({ method: 'hook.approve_tool', kind: 'mode_not_granted', answer: undefined });
+    expect(redecide(approval, config(['tool']))).toMatchObject({ answer: { approved: false } });
+    expect(redecide({ ...approval, dialect: 'claude-code' }, config(['tool']))).toMatchObject({
+      answer: { action: 'continue' },
+    });
+    // A rewrite that drops an argument: applied whole on PicoClaw, refused where Hermes merges it.
+    const withGrant = compileConfig(
+      {
+        tenants: {
+          acme: {
+            auth: { keys: [{ kid: 'k1', alg: 'HS256', secret: SECRET }] },
+            hooks: {
+              guard: {
+                backend: { type: 'module', module: 'x.js' },
+                modes: ['tool'],
+                tools: ['get_weather'],
+                grants: { rewrite_tools: ['get_weather'] },
+              },
+            },
+          },
+        },
+      },
+      (r) => r,
+    );
+    const dropped = record({
+      params: { tool: 'get_weather', arguments: { city: 'Oslo', units: 'C' } },
+      hook_answer: { action: 'modify', call: { tool: 'get_weather', arguments: { city: 'Oslo' } } },
+      answer: undefined,
+      verdict: 'modify',
+    });
+    expect(redecideUnder(dropped, withGrant, hostTraitsOf)).toMatchObject({ ok: true, kind: 'passed' });
+    expect(redecideUnder({ ...dropped, dialect: 'hermes' }, withGrant, hostTraitsOf)).toMatchObject({
+      ok: true,
+      kind: 'changed',
+      violations: [{ rule: 'rewrite_removes_argument' }],
+    });
   });
 });

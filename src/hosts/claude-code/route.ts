@@ -9,6 +9,7 @@ import { ClaudeCodeHookFields } from '../../server/openapi.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
 import type { CallOrigin, Gateway } from '../../server/gateway.js';
 import { hostAnswerText } from '../../server/host-answer.js';
+import { ROUTE_HOST_TRAITS } from '../traits.js';
 
 /**
  * The name this hook's own MCP route is registered under in Claude Code's settings; its tools then
@@ -65,7 +66,7 @@ export async function answerClaudeCode(
   }
   const origin: CallOrigin = {
     dialect: DIALECT,
-    hostApproves: true,
+    ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
     traceparent: c.req.header('traceparent'),
     // Audited as what Claude Code gets (a refused approval is `{}` there), not in PicoClaw's terms.

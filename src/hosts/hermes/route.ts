@@ -9,6 +9,7 @@ import { HermesHookFields } from '../../server/openapi.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
 import type { Gateway } from '../../server/gateway.js';
 import { hostAnswerText } from '../../server/host-answer.js';
+import { ROUTE_HOST_TRAITS } from '../traits.js';
 
 /**
  * POST .../{hook}/hermes: one Hermes shell-hook payload (any event, as `hookgate hermes-hook`
@@ -44,8 +45,7 @@ export async function answerHermes(
   // Hermes has no approval a verdict could skip, and merges a rewrite into the arguments.
   const origin = {
     dialect: DIALECT,
-    hostApproves: false,
-    mergesArguments: true,
+    ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
     traceparent: c.req.header('traceparent'),
   };

@@ -21,6 +21,7 @@ import { OpenClawHookFields } from '../../server/openapi.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
 import type { Gateway } from '../../server/gateway.js';
 import { hostAnswerText } from '../../server/host-answer.js';
+import { ROUTE_HOST_TRAITS } from '../traits.js';
 
 type Call = Extract<HookRequest, { kind: 'call' }>;
 type Execute = Extract<HookRequest, { kind: 'execute' }>;
@@ -93,7 +94,7 @@ async function executeTool(
   requestId: string,
   traceparent: string | undefined,
 ): Promise<OpenClawToolResult> {
-  const origin = { dialect: DIALECT, hostApproves: false, requestId, traceparent };
+  const origin = { dialect: DIALECT, ...ROUTE_HOST_TRAITS[DIALECT], requestId, traceparent };
   // A `tools` entry's condition is checked here too, on the arguments OpenClaw would run.
   if (!gateway.admitsToolCall(principal, hook, request.params, 'error:unknown_tool', origin)) {
     return errorResult(`Unknown tool: ${request.tool}`);
@@ -122,7 +123,7 @@ async function invoke(
 ): Promise<Record<string, unknown>> {
   const result = await gateway.invoke(principal, hook, method, params, {
     dialect: DIALECT,
-    hostApproves: false,
+    ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
     traceparent,
   });

@@ -12,9 +12,12 @@ under another config: its modes, grants and rules, with the hook's recorded answ
 the hook. Prints the decisions that change, counted per tenant/hook/rule and then one by one
 (old -> new, with the rule or grant responsible); --json prints the same as one JSON object.
 
-Re-decided: native-route records (dialect picoclaw) that carry the call's params and the hook's
-answer (hooks with conversation_access, or server.decisions.include_args). Every other record is
-counted and listed as not re-decided, with why; a line that is not a v1 record is named as
+Re-decided: records of every route (picoclaw, claude-code, openclaw, hermes, codex, copilot,
+gemini, mcp) that carry the call's params and the hook's answer (hooks with conversation_access,
+or server.decisions.include_args). Each is decided with its host's traits, as its route did (a
+host with an approval of its own, one that merges rewrites), and compared in PicoClaw's terms.
+Calls refused before the hook was asked, rate-limited or failed calls, and records without params
+are counted and listed as not re-decided, with why; a line that is not a v1 record is named as
 unreadable. The config's secrets must resolve, as for check-config.
 
 Exit 0 when nothing changes and every record was re-decided; 1 when a decision changes or a
