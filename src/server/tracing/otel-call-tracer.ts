@@ -99,14 +99,17 @@ export class OtelCallTracer implements CallTracer {
     }
   }
 
-  /** Exports every span finished so far (tests; a Worker before its request ends). */
+  /**
+   * Exports every span finished so far (tests; a Worker before its request ends). Never rejects:
+   * a failed export is counted and logged by the exporter (counted-exporter.ts), not thrown here.
+   */
   forceFlush(): Promise<void> {
-    return this.provider.forceFlush();
+    return this.provider.forceFlush().catch(() => {});
   }
 
-  /** Exports what is queued, then stops: the last call path step of a shutdown. */
+  /** Exports what is queued, then stops: the last step of a shutdown. Never rejects either. */
   shutdown(): Promise<void> {
-    return this.provider.shutdown();
+    return this.provider.shutdown().catch(() => {});
   }
 
   private idsOf(decision: Decision): CallSpanIds {
