@@ -24,7 +24,7 @@ export type RuleTestOutcome = (typeof RULE_TEST_OUTCOMES)[number];
 
 /**
  * Hosts whose approval belongs to a person (an approval verdict skips it, so `approve_tools`
- * applies): as the dialects declare (src/dialects/<host>/index.ts, the Claude Code route).
+ * applies): as the hosts declare (src/hosts/<host>/index.ts, the Claude Code route).
  */
 export const HOSTS_WITH_OWN_APPROVAL: ReadonlySet<string> = new Set(['claude-code', 'codex', 'copilot']);
 
