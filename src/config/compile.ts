@@ -1,7 +1,7 @@
 import { orderModes } from '../protocol/methods.js';
 import { type ConfigIssue, ConfigError, fromZodIssues } from './errors.js';
 import { compileDecisions } from './decisions.js';
-import { compileTracing } from './tracing.js';
+import { checkDecisionsOtlp, compileTracing } from './tracing.js';
 import { compileToolGrant, grantNames, mergeToolGrants } from './grant-entries.js';
 import { compileApprovals } from './approvals.js';
 import { compileLimits } from './limits.js';
@@ -120,6 +120,7 @@ export function compileConfig(
   const { redisUrl, redisTls } = compileRedis(s, resolve, issues);
   const adminToken = compileAdminToken(s.admin_token, resolve, issues);
   const tracing = compileTracing(s.tracing, resolve, issues);
+  checkDecisionsOtlp(s.decisions?.to, s.tracing, issues);
   if (issues.length > 0) throw new ConfigError(issues);
 
   return {

@@ -7,10 +7,13 @@ import { z } from 'zod';
  */
 export const decisionsSchema = z
   .object({
-    /** `stdout`, `file:PATH` (appended to; Node only) or `off`. Workers write `stdout` to the console. */
+    /**
+     * `stdout`, `file:PATH` (appended to; Node only), `otlp` (OTLP log records to server.tracing's
+     * collector) or `off`. Workers write `stdout` to the console.
+     */
     to: z
       .string()
-      .regex(/^(stdout|off|file:.+)$/, { error: 'must be stdout, off or file:PATH' })
+      .regex(/^(stdout|off|otlp|file:.+)$/, { error: 'must be stdout, otlp, off or file:PATH' })
       .default('off'),
     /** The share of calls recorded, 0 to 1; refusals are audited in the log whatever it is. */
     sample: z.number().min(0).max(1).default(1),
@@ -27,7 +30,11 @@ export const decisionsSchema = z
 export type DecisionsDocument = z.infer<typeof decisionsSchema>;
 
 /** Where records go, as the runtime opens it. */
-export type DecisionsTarget = { kind: 'off' } | { kind: 'stdout' } | { kind: 'file'; path: string };
+export type DecisionsTarget =
+  | { kind: 'off' }
+  | { kind: 'stdout' }
+  | { kind: 'otlp' }
+  | { kind: 'file'; path: string };
 
 export interface DecisionSettings {
   target: DecisionsTarget;
@@ -48,8 +55,8 @@ export function compileDecisions(doc: DecisionsDocument | undefined): DecisionSe
   const target: DecisionsTarget =
     doc.to === 'off'
       ? { kind: 'off' }
-      : doc.to === 'stdout'
-        ? { kind: 'stdout' }
+      : doc.to === 'stdout' || doc.to === 'otlp'
+        ? { kind: doc.to }
         : { kind: 'file', path: doc.to.slice('file:'.length) };
   return { target, sample: doc.sample, includeArgs: doc.include_args, maxQueued: doc.max_queued };
 }

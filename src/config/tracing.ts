@@ -29,6 +29,8 @@ export type TracingDocument = z.infer<typeof tracingSchema>;
 export interface TracingSettings {
   /** Where spans go: the base URL with `/v1/traces` appended. */
   tracesUrl: string;
+  /** Where decision records go with `server.decisions.to: otlp`: the base URL with `/v1/logs`. */
+  logsUrl: string;
   /** Resolved header values (may hold a key): never log them. */
   headers: Record<string, string>;
   serviceName: string;
@@ -42,6 +44,20 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[^\r\n\0]*$/;
 /** Set by the exporter itself: a config that names them would send two or a wrong one. */
 const RESERVED = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
+
+/** `server.decisions.to: otlp` sends records to the tracing collector: it needs `server.tracing`. */
+export function checkDecisionsOtlp(
+  decisionsTo: string | undefined,
+  tracing: TracingDocument | undefined,
+  issues: ConfigIssue[],
+): void {
+  if (decisionsTo === 'otlp' && tracing === undefined) {
+    issues.push({
+      path: 'server.decisions.to',
+      message: 'otlp sends the records to server.tracing.otlp_endpoint: set server.tracing',
+    });
+  }
+}
 
 /** `server.tracing` as the runtime uses it, or undefined when tracing is off (or has issues). */
 export function compileTracing(
@@ -74,7 +90,8 @@ export function compileTracing(
     headers[name.toLowerCase()] = value;
   }
   if (issues.length > before || tracesUrl === undefined) return undefined;
-  return { tracesUrl, headers, serviceName: doc.service_name, sample: doc.sample };
+  const logsUrl = `${tracesUrl.slice(0, -'/v1/traces'.length)}/v1/logs`;
+  return { tracesUrl, logsUrl, headers, serviceName: doc.service_name, sample: doc.sample };
 }
 
 /** The base URL plus `/v1/traces`, as the OTLP/HTTP spec builds the signal's path. */

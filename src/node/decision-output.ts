@@ -22,7 +22,8 @@ export function nodeDecisionOutput(
   baseDir: string,
   log: Logger,
 ): NodeDecisionOutput {
-  if (target.kind === 'off') return { close: async () => {} };
+  // `otlp` is the tracing collector's, opened where the tracer is (src/node/server.ts).
+  if (target.kind === 'off' || target.kind === 'otlp') return { close: async () => {} };
   let failing = false;
   const report = <T>(p: Promise<T>, where: string): Promise<T> =>
     p.then(

@@ -20,6 +20,7 @@ import type { WsSession } from '../server/ws-session.js';
 import type { DecisionLog } from '../server/decision-log.js';
 import { nodeDecisionOutput, nodeSha256 } from './decision-output.js';
 import { nodeCallTracer } from './otlp-tracing.js';
+import { otlpDecisionOutput } from '../server/tracing/otlp-decision-output.js';
 import type { OtelCallTracer } from '../server/tracing/otel-call-tracer.js';
 import { readDocsAssets } from './docs-assets.js';
 import { trackHttpInFlight } from './http-in-flight.js';
@@ -114,8 +115,11 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       );
     },
   };
-  const decisionOutput = nodeDecisionOutput(config.server.decisions.target, baseDir, log);
   const tracing = config.server.tracing;
+  const decisionOutput =
+    config.server.decisions.target.kind === 'otlp' && tracing
+      ? { output: otlpDecisionOutput(tracing), close: async () => {} }
+      : nodeDecisionOutput(config.server.decisions.target, baseDir, log);
   const { backends, gateway, metrics, live, limiter, decisions, tracer, approvals } = await assembleGateway(
     config,
     factories,

@@ -12,6 +12,7 @@ import { createWorkerLogger, type LogSink } from './logger.js';
 import { type ModuleRegistry, registryLoader } from './modules.js';
 import { upgradeWebSocket } from './websocket.js';
 import { workerCallTracer } from './tracing.js';
+import { otlpDecisionOutput } from '../server/tracing/otlp-decision-output.js';
 import type { OtelCallTracer } from '../server/tracing/otel-call-tracer.js';
 
 /** The Worker's bindings: the config (a JSON string secret/var, or a [vars] table) and its secrets. */
@@ -122,9 +123,12 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
         createLimiter: durableLimiterFactory(env),
         createTracer: tracing && ((deps) => workerCallTracer(tracing, options.fetch, deps.metrics, deps.log)),
         // `stdout` on a Worker is the console, as the log lines: one JSON line per record.
-        decisionOutput: (lines) => {
-          for (const line of lines) sink(line);
-        },
+        decisionOutput:
+          config.server.decisions.target.kind === 'otlp' && tracing
+            ? otlpDecisionOutput(tracing, options.fetch)
+            : (lines) => {
+                for (const line of lines) sink(line);
+              },
       },
     );
     // No reload here: a Worker gets a new config by redeploy (POST /admin/reload answers 501).

@@ -46,6 +46,7 @@ describe('server.tracing', () => {
     );
     expect(on.server.tracing).toEqual({
       tracesUrl: 'https://otel.example:4318/base/v1/traces',
+      logsUrl: 'https://otel.example:4318/base/v1/logs',
       headers: { 'x-api-key': 'key-value' },
       serviceName: 'hookgate',
       sample: 1,
@@ -58,6 +59,15 @@ describe('server.tracing', () => {
       serviceName: 'gw',
       sample: 0.1,
     });
+  });
+
+  it('sends decision records as OTLP logs only beside server.tracing', () => {
+    const both = compile(doc({ tracing: { otlp_endpoint: 'http://c:4318' }, decisions: { to: 'otlp' } }));
+    expect(both.server.decisions.target).toEqual({ kind: 'otlp' });
+    expect(both.server.tracing?.logsUrl).toBe('http://c:4318/v1/logs');
+    expect(issues(doc({ decisions: { to: 'otlp' } }))).toEqual([
+      { path: 'server.decisions.to', message: expect.stringMatching(/server\.tracing/) },
+    ]);
   });
 
   it('names the path of each bad part, and never quotes a header value', () => {
@@ -73,7 +83,9 @@ describe('server.tracing', () => {
     expect(bad({ otlp_endpoint: 'http://c:4318', sample: 2 }).map((i) => i.path)).toEqual([
       'server.tracing.sample',
     ]);
-    expect(bad({ otlp_endpoint: 'http://c:4318', extra: 1 }).map((i) => i.path)).toEqual(['server.tracing.extra']);
+    expect(bad({ otlp_endpoint: 'http://c:4318', extra: 1 }).map((i) => i.path)).toEqual([
+      'server.tracing.extra',
+    ]);
     expect(bad({ otlp_endpoint: 'http://c:4318', headers: { 'bad name': 'x' } }).map((i) => i.path)).toEqual([
       'server.tracing.headers.bad name',
     ]);

@@ -38,11 +38,20 @@ export interface CollectedSpan {
   resource: Record<string, unknown>;
 }
 
+/** One log record as the collector wrote it: its body text and attributes. */
+export interface CollectedLog {
+  body: string;
+  eventName?: string;
+  attributes: Record<string, unknown>;
+}
+
 export interface TestCollector {
   /** The OTLP/HTTP base URL (server.tracing.otlp_endpoint). */
   endpoint: string;
   /** Every span received so far. */
   spans(): CollectedSpan[];
+  /** Every log record received so far (decision records with server.decisions.to: otlp). */
+  logs(): CollectedLog[];
   /** Resolves with the spans once `ready` holds for them (the file exporter writes in batches). */
   waitFor(ready: (spans: CollectedSpan[]) => boolean, timeoutMs?: number): Promise<CollectedSpan[]>;
   stop(): Promise<void>;
@@ -73,6 +82,9 @@ service:
     traces:
       receivers: [otlp]
       exporters: [file]
+    logs:
+      receivers: [otlp]
+      exporters: [file]
 `,
   );
   const child: ChildProcess = spawn(OTELCOL, ['--config', join(dir, 'config.yaml')], {
@@ -92,10 +104,8 @@ service:
     child.once('error', reject);
   });
   const spans = (): CollectedSpan[] => {
-    if (!existsSync(out)) return [];
     const found: CollectedSpan[] = [];
-    for (const line of readFileSync(out, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
+    for (const line of completeLines(out)) {
       for (const rs of JSON.parse(line).resourceSpans ?? []) {
         const resource = attributesOf(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? []) {
@@ -117,9 +127,27 @@ service:
     }
     return found;
   };
+  const logs = (): CollectedLog[] => {
+    const found: CollectedLog[] = [];
+    for (const line of completeLines(out)) {
+      for (const rl of JSON.parse(line).resourceLogs ?? []) {
+        for (const sl of rl.scopeLogs ?? []) {
+          for (const r of sl.logRecords ?? []) {
+            found.push({
+              body: r.body?.stringValue,
+              eventName: r.eventName,
+              attributes: attributesOf(r.attributes),
+            });
+          }
+        }
+      }
+    }
+    return found;
+  };
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
+    logs,
     async waitFor(ready, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
@@ -143,6 +171,17 @@ service:
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The file's lines the exporter has finished: it flushes its buffer as it fills, so the last piece
+ * may be half a line until the next flush.
+ */
+function completeLines(file: string): string[] {
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines.pop();
+  return lines.filter((l) => l.trim() !== '');
 }
 
 /** OTLP JSON's attribute list (`[{key, value: {stringValue}}]`) as a plain object. */

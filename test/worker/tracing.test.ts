@@ -28,11 +28,16 @@ interface OtlpSpan {
 function tracedGateway() {
   const exports: Array<{ headers: Headers; body: any }> = [];
   const sentToHook: Array<string | null> = [];
+  const logs: any[] = [];
   const serve = toFetchHandler(hook, { secret: HOOK_SECRET });
   const upstream = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     if (request.url === `${COLLECTOR}/v1/traces`) {
       exports.push({ headers: request.headers, body: await request.json() });
+      return Response.json({});
+    }
+    if (request.url === `${COLLECTOR}/v1/logs`) {
+      logs.push(await request.json());
       return Response.json({});
     }
     sentToHook.push(request.headers.get('traceparent'));
@@ -46,6 +51,7 @@ function tracedGateway() {
       headers: { 'x-otlp-key': 'env:OTLP_KEY' },
       service_name: 'hookgate-worker',
     },
+    decisions: { to: 'otlp' },
   };
   doc.tenants.acme.hooks.remote = {
     backend: { type: 'http', url: UPSTREAM, secret: 'env:HOOK_SECRET', timeout_ms: 2000 },
@@ -68,12 +74,12 @@ function tracedGateway() {
     exports.flatMap((e) =>
       e.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans as OtlpSpan[])),
     );
-  return { post, exports, spans, sentToHook };
+  return { post, exports, spans, sentToHook, logs };
 }
 
 describe('traces on workerd', () => {
-  it("exports a request's spans before the Worker lets go of it, the hook's context sent along", async () => {
-    const { post, exports, spans, sentToHook } = tracedGateway();
+  it("exports a request's spans and decision record before the Worker lets go of it, the hook's context sent along", async () => {
+    const { post, exports, spans, sentToHook, logs } = tracedGateway();
     const ctx = createExecutionContext();
     const res = await post(
       rpc('hook.before_tool', beforeTool('get_weather', { city: 'Oslo' }), 1),
@@ -97,5 +103,9 @@ describe('traces on workerd', () => {
     expect(sentToHook).toEqual([`00-${HOST_TRACE}-${hookSpan?.spanId}-01`]);
     expect(exports[0]?.headers.get('x-otlp-key')).toBe('worker-otlp-key');
     expect(exports[0]?.headers.get('content-type')).toBe('application/json');
+    // The call's decision record went to the same collector as an OTLP log record.
+    const records = logs.flatMap((l) => l.resourceLogs[0].scopeLogs[0].logRecords);
+    expect(records).toHaveLength(1);
+    expect(JSON.parse(records[0].body.stringValue)).toMatchObject({ tool: 'get_weather', kind: 'passed' });
   });
 });

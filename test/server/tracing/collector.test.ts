@@ -78,7 +78,11 @@ let gw: TestGateway;
 function gatewayDoc() {
   const backend = (path: string) => ({ type: 'http', url: `${hook.url}${path}`, secret: SECRET });
   return {
-    server: { tracing: { otlp_endpoint: collector.endpoint, service_name: 'hookgate-collector-test' } },
+    server: {
+      tracing: { otlp_endpoint: collector.endpoint, service_name: 'hookgate-collector-test' },
+      // Decision records as OTLP log records through the same collector.
+      decisions: { to: 'otlp' },
+    },
     tenants: {
       acme: tenantDoc({
         ok: { backend: backend('/ok'), modes: ['tool'], timeout_ms: 10_000 },
@@ -160,6 +164,24 @@ describe.skipIf(SKIP_OTELCOL)(`traces in a real OpenTelemetry Collector${otelcol
     expect(BigInt(hookSpan!.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(server!.endTimeUnixNano));
     expect(JSON.stringify(spans)).not.toContain('argument-value-that-must-not-leave');
     expect(JSON.stringify(spans)).not.toContain(await gw.token());
+  });
+
+  it('sends each decision record as an OTLP log record carrying the decision id of its span', async () => {
+    await postCall('ok', 'logged_call');
+    await gw.tracer?.forceFlush();
+    await gw.decisions.flush();
+    const spans = await collector.waitFor((s) => callSpans(s, 'logged_call').server !== undefined);
+    const id = callSpans(spans, 'logged_call').server!.attributes['hookgate.decision.id'];
+    const log = collector.logs().find((l) => l.attributes['hookgate.decision.id'] === id);
+    expect(log).toMatchObject({
+      eventName: 'hookgate.decision',
+      attributes: { 'event.name': 'hookgate.decision', 'hookgate.tenant': 'acme', 'hookgate.hook': 'ok' },
+    });
+    expect(JSON.parse(log!.body)).toMatchObject({
+      schema: expect.any(String),
+      decision_id: id,
+      tool: 'logged_call',
+    });
   });
 
   it('starts a new trace for a call without a traceparent', async () => {
