@@ -99,6 +99,9 @@ export class RedisClient {
       timer = setTimeout(() => reject(this.timedOut()), this.timeoutMs);
       timer.unref?.();
     });
+    // The races below take its rejection; this keeps one that lands after both settled (the
+    // timer fired while the catch below was still running) from being reported as unhandled.
+    deadline.catch(() => {});
     try {
       await Promise.race([this.connected(), deadline]);
       const [name, ...rest] = args;
