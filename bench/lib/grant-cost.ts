@@ -8,7 +8,7 @@
  */
 import { compileConfig } from '../../src/config/compile.js';
 import { applyPolicy, type CallFacts, effectivePolicy } from '../../src/policy/index.js';
-import { median } from './stats.js';
+import { cpuMicrosPerCall } from './stats.js';
 
 const GRANTING = 'args.command.startsWith("git status") || args.command.startsWith("git diff")';
 
@@ -67,15 +67,7 @@ function cpuPerCall(approveTools: unknown[], command: string, n = 20_000): { us:
     applyPolicy('hook.approve_tool', policy, params, params, ANSWER, { hostApproves: true }, FACTS);
   const first = once();
   const verdict = first.ok && 'approved' in first.result ? 'approved' : 'refused';
-  for (let i = 0; i < n; i++) once();
-  const per: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    const t0 = process.cpuUsage();
-    for (let i = 0; i < n; i++) once();
-    const used = process.cpuUsage(t0);
-    per.push((used.user + used.system) / n);
-  }
-  return { us: median(per), verdict };
+  return { us: cpuMicrosPerCall(once, n), verdict };
 }
 
 export function grantCost(): string[] {

@@ -10,7 +10,7 @@
 import { compileConfig } from '../../src/config/compile.js';
 import { type CallFacts, effectivePolicy } from '../../src/policy/index.js';
 import { decideByRules } from '../../src/policy/rule-decision.js';
-import { median } from './stats.js';
+import { cpuMicrosPerCall } from './stats.js';
 
 const FALSE_ONES = [
   'call.command.matches("rm\\\\s+-[a-z]*r[a-z]*f")',
@@ -63,15 +63,7 @@ function cpuPerCall(
   const once = () => decideByRules(policy, 'hook.before_tool', params, { hostApproves: true }, FACTS);
   const first = once();
   const verdict = first?.answer ? String(first.answer.action) : 'ask the hook';
-  for (let i = 0; i < Math.min(n, 2000); i++) once();
-  const per: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    const t0 = process.cpuUsage();
-    for (let i = 0; i < n; i++) once();
-    const used = process.cpuUsage(t0);
-    per.push((used.user + used.system) / n);
-  }
-  return { us: median(per), verdict };
+  return { us: cpuMicrosPerCall(once, n), verdict };
 }
 
 const rule = (when: string, i: number, action = 'deny') => ({ name: `r${i}`, kind: 'shell', when, action });

@@ -13,6 +13,22 @@ export function median(values: number[]): number {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
+/**
+ * Median CPU µs (user + system, process.cpuUsage) per call of `once` over `batches` batches of `n`
+ * calls, after a warm-up: the policy-step benches' one way of timing a synchronous step.
+ */
+export function cpuMicrosPerCall(once: () => unknown, n: number, batches = 7): number {
+  for (let i = 0; i < Math.min(n, 2000); i++) once();
+  const per: number[] = [];
+  for (let r = 0; r < batches; r++) {
+    const t0 = process.cpuUsage();
+    for (let i = 0; i < n; i++) once();
+    const used = process.cpuUsage(t0);
+    per.push((used.user + used.system) / n);
+  }
+  return median(per);
+}
+
 export function sum(values: number[]): number {
   let s = 0;
   for (const v of values) s += v;
