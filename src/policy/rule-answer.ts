@@ -65,3 +65,17 @@ export function personAnswer(method: string, d: PersonDecision): Record<string, 
   const reason = `denied${who}${why}`;
   return method === Method.ApproveTool ? denyApproval(reason) : { action: 'deny_tool', reason };
 }
+
+/**
+ * A hook's answer that asks for a person instead of deciding — `{"action": "ask_human", "reason"}`
+ * on a tool call or its approval (an extension of PicoClaw's answers; the gateway takes it and the
+ * host never sees it) — as the reason to show the approver, or undefined for any other answer.
+ */
+export function askHumanReason(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const answer = raw as Record<string, unknown>;
+  if (answer.action !== 'ask_human') return undefined;
+  return typeof answer.reason === 'string' && answer.reason !== ''
+    ? answer.reason.slice(0, 1024)
+    : 'the hook asks a person';
+}

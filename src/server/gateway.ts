@@ -36,7 +36,7 @@ import type { LimitGate } from '../limits/gate.js';
 import { Refusal } from '../limits/types.js';
 import { answeredKind, callOutcome, type Decision } from './decision.js';
 import { decideByRules, rulesApplyTo } from '../policy/rule-decision.js';
-import { personAnswer } from '../policy/rule-answer.js';
+import { askHumanReason, personAnswer } from '../policy/rule-answer.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import { argsDigest } from '../approvals/binding.js';
 import type { DecisionLog } from './decision-log.js';
@@ -514,7 +514,13 @@ export class Gateway {
       const ruled = decideByRules(policy, method, original, origin, facts);
       if (ruled) {
         decision.rules = ruled.marks;
-        if (ruled.person) return this.askPerson(hook, method, original, origin, decision, ruled.person);
+        if (ruled.person) {
+          const by = `rule "${ruled.person.rule}"`;
+          return this.askPerson(hook, method, original, origin, decision, {
+            by,
+            reason: ruled.person.reason,
+          });
+        }
         if (ruled.answer) {
           decision.kind = 'ruled';
           decision.violations = ruled.violations;
@@ -567,6 +573,14 @@ export class Gateway {
     }
     decision.hookMs = performance.now() - asked;
     decision.hookAnswer = raw;
+    // The hook asks for a person rather than deciding: it never widens anything, a person decides.
+    const hookAsks = rulesApplyTo(method) ? askHumanReason(raw) : undefined;
+    if (hookAsks !== undefined) {
+      return this.askPerson(hook, method, original, origin, decision, {
+        by: `hook "${hook.name}"`,
+        reason: hookAsks,
+      });
+    }
     let outcome: ReturnType<typeof applyPolicy>;
     try {
       outcome = applyPolicy(method, policy, original, shown, raw, origin, facts);
@@ -594,7 +608,8 @@ export class Gateway {
   }
 
   /**
-   * A rule's ask_human: the call is held until a person with the right to approve decides through
+   * An ask_human (a rule's, or the hook's own answer): the call is held until a person with the
+   * right to approve decides through
    * the gateway's approvals (docs/approvals.md), or the call's own deadline passes. The approval is
    * bound to this call (tenant, hook, host, tool, a digest of the arguments, the config revision)
    * and answers it once. Past the deadline the hook's failure mode answers ("no one approved in
@@ -606,12 +621,13 @@ export class Gateway {
     original: Record<string, unknown>,
     origin: CallOrigin,
     decision: Decision,
-    person: { rule: string; reason: string },
+    /** Who asks (`rule "x"`, `hook "guard"`), for the audit line; why, for the approver. */
+    person: { by: string; reason: string },
   ): Promise<Record<string, unknown>> {
     decision.kind = 'ruled';
     const tool = typeof original.tool === 'string' ? original.tool : '';
     const refuse = (detail: string, answer: Record<string, unknown>) => {
-      decision.violations = [{ rule: 'gateway_rule', tool, detail: `rule "${person.rule}": ${detail}` }];
+      decision.violations = [{ rule: 'gateway_rule', tool, detail: `${person.by}: ${detail}` }];
       decision.answer = answer;
       return answer;
     };

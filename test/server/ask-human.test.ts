@@ -29,6 +29,8 @@ beforeAll(async () => {
           on_failure: 'closed',
           timeout_ms: 60_000,
         },
+        // No rules: the hook's own answer asks for a person.
+        asker: { ...rec, modes: ['tool', 'approve'], on_failure: 'closed', timeout_ms: 60_000 },
         // A deadline a test can wait out: 300 ms, then the failure mode answers.
         hasty: { ...rec, modes: ['tool'], rules: [PUSH], on_failure: 'closed', timeout_ms: 300 },
       }),
@@ -110,5 +112,21 @@ describe('ask_human: a person decides through the gateway', () => {
     recorder().answer = () => ({ action: 'continue' });
     await gw.call('guard', 'hook.before_tool', { tool: 'exec', arguments: { command: 'git status' } });
     expect(recorder().calls.map((c) => c.method)).toEqual(['hook.before_tool']);
+  });
+
+  it('a hook may answer ask_human itself: the call is held for a person the same way', async () => {
+    recorder().answer = () => ({ action: 'ask_human', reason: 'this one needs a look' });
+    const audits = gw.logs.audits().length;
+    const call = gw.call('asker', 'hook.before_tool', push);
+    const request = await parked();
+    expect(request.display).toEqual({ args: push.arguments, reason: 'this one needs a look' });
+    await gw.approvals.decide('acme', request.id, { approve: false, approver: 'bob' });
+    expect((await call).result).toEqual({ action: 'deny_tool', reason: 'denied by bob' });
+    expect(gw.logs.audits().slice(audits)).toContainEqual(
+      expect.objectContaining({ rule: 'gateway_rule', detail: 'hook "asker": denied by a person' }),
+    );
+    const approve = gw.call('asker', 'hook.approve_tool', push);
+    await gw.approvals.decide('acme', (await parked()).id, { approve: true, approver: 'alice' });
+    expect((await approve).result).toEqual({ approved: true, reason: 'approved by alice' });
   });
 });
