@@ -10,7 +10,7 @@ import type { ShimEntry, ShimEvents } from '../command/shim-entries.js';
  * config.toml it goes in (the trust key names it); the groups are numbered as printed, so they
  * must be that file's only hooks of their events.
  */
-const EVENTS = [
+export const CODEX_HOOK_EVENTS = [
   ['beforeTool', 'PreToolUse', 'pre_tool_use'],
   ['approve', 'PermissionRequest', 'permission_request'],
   ['afterTool', 'PostToolUse', 'post_tool_use'],
@@ -44,26 +44,32 @@ export function codexTrustHash(eventKey: string, matcher: string, entry: ShimEnt
 
 const toml = (s: string) => JSON.stringify(s);
 
+/** One `[[hooks.<Event>]]` group running `entry`, matching every tool; ends with a newline. */
+export function codexGroupToml(event: string, entry: ShimEntry): string {
+  return [
+    `[[hooks.${event}]]`,
+    'matcher = "*"',
+    `[[hooks.${event}.hooks]]`,
+    'type = "command"',
+    `command = ${toml(entry.command)}`,
+    `timeout = ${entry.hostTimeoutS}`,
+    '',
+  ].join('\n');
+}
+
+/** The trust entry of the hook at `trustKey` (`<file>:<event_key>:<group>:<handler>`); ends with a newline. */
+export function codexTrustToml(trustKey: string, hash: string): string {
+  return [`[hooks.state.${toml(trustKey)}]`, `trusted_hash = ${toml(hash)}`, ''].join('\n');
+}
+
 export async function codexConfigToml(events: ShimEvents, configFile: string): Promise<string> {
-  const lines: string[] = [];
+  const groups: string[] = [];
   const trust: string[] = [];
-  for (const [field, event, key] of EVENTS) {
+  for (const [field, event, key] of CODEX_HOOK_EVENTS) {
     const entry = events[field];
     if (!entry) continue;
-    lines.push(
-      `[[hooks.${event}]]`,
-      'matcher = "*"',
-      `[[hooks.${event}.hooks]]`,
-      'type = "command"',
-      `command = ${toml(entry.command)}`,
-      `timeout = ${entry.hostTimeoutS}`,
-      '',
-    );
-    trust.push(
-      `[hooks.state.${toml(`${configFile}:${key}:0:0`)}]`,
-      `trusted_hash = ${toml(await codexTrustHash(key, '*', entry))}`,
-      '',
-    );
+    groups.push(codexGroupToml(event, entry));
+    trust.push(codexTrustToml(`${configFile}:${key}:0:0`, await codexTrustHash(key, '*', entry)));
   }
-  return [...lines, ...trust].join('\n');
+  return [...groups, ...trust].join('\n');
 }

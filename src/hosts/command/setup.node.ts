@@ -1,13 +1,27 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { HookgateError } from '../../lib/errors.js';
 import type { HookRuntime } from '../../config/runtime.js';
+import { CodexMergeRefused, mergeCodexConfig } from '../codex/config-merge.js';
 import { codexConfigToml } from '../codex/setup.js';
 import type { ShimEntry, ShimEvents } from './shim-entries.js';
 import { copilotHooksJson } from '../copilot/setup.js';
 import { geminiSettings } from '../gemini/setup.js';
-import { shellJoin } from '../../node/cli/own-command.js';
+import { shellJoin, splitCommand } from '../../node/cli/own-command.js';
 import { GATEWAY_MARGIN_MS, hookRouteUrl, TOKEN_ENV } from '../shared/setup-common.node.js';
 
 export const COMMAND_SETUP_HOSTS = ['codex', 'copilot', 'gemini'] as const;
@@ -17,32 +31,81 @@ export type CommandSetupHost = (typeof COMMAND_SETUP_HOSTS)[number];
 export interface CommandHostSetup {
   text: string;
   notes: string[];
-  /** Where `--write` puts it, and how. */
-  target: { file: string; write: (text: string) => string };
-}
-
-/** Replaces a file by a whole new one (written beside it, then renamed): never half written. */
-function replaceFile(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.hookgate-${process.pid}`;
-  writeFileSync(temp, text, { mode: 0o600 });
-  renameSync(temp, file);
+  /** Notes about the printed text only (where to put it): `--write` says what it did instead. */
+  printNotes?: string[];
+  /** Where `--write` puts it, and how: what it did, as a note. */
+  target: { file: string; write: (text: string) => string | Promise<string> };
 }
 
 /**
- * Codex: appended to config.toml. The trust keys number the groups from 0, so a file that already
- * has hooks is refused (the printed block says what to merge by hand).
+ * Replaces a file by a whole new one, never half written: written and synced beside it (through a
+ * symlink, beside its target), with the old file's mode (a new one: 0600), then renamed over it.
  */
-function appendCodex(file: string) {
-  return (text: string): string => {
+function replaceFile(file: string, text: string): void {
+  const target = existsSync(file) ? realpathSync(file) : file;
+  mkdirSync(dirname(target), { recursive: true });
+  const mode = existsSync(target) ? statSync(target).mode & 0o7777 : 0o600;
+  const temp = join(dirname(target), `.${basename(target)}.hookgate-${process.pid}`);
+  rmSync(temp, { force: true });
+  try {
+    const fd = openSync(temp, 'wx', mode);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(temp, mode); // the umask may have narrowed it
+    renameSync(temp, target);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Whether a Codex hook command is this hook's `hookgate hook --host codex`: its `--url` is this
+ * tenant's hook route, at whatever gateway address and however hookgate is started.
+ */
+function runsHook(hook: HookRuntime): (command: string) => boolean {
+  const route = new URL(hookRouteUrl('http://x', hook)).pathname;
+  return (command) => {
+    let argv: string[];
+    try {
+      argv = splitCommand(command);
+    } catch {
+      return false;
+    }
+    const after = (flag: string) => {
+      const k = argv.indexOf(flag);
+      return k < 0 ? undefined : argv[k + 1];
+    };
+    if (!argv.includes('hook') || after('--host') !== 'codex') return false;
+    const url = after('--url');
+    if (url === undefined || !URL.canParse(url)) return false;
+    return new URL(url).pathname.replace(/\/+$/, '') === route;
+  };
+}
+
+/**
+ * Codex: merged into config.toml (src/hosts/codex/config-merge.ts): this hook's groups and trust
+ * entries replaced or added, everything else kept as it is; a file it cannot merge is left as it is.
+ */
+function mergeCodex(file: string, events: ShimEvents, hook: HookRuntime) {
+  return async (): Promise<string> => {
     const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    if (/^\s*\[+\s*hooks[.\]]/m.test(old))
-      throw new HookgateError(
-        'CONFLICT',
-        `${file} already has hooks: the trust entries number the groups from 0, so merge the printed block by hand (without --write)`,
-      );
-    replaceFile(file, `${old}${old === '' || old.endsWith('\n') ? '' : '\n'}\n${text}`);
-    return `appended the hooks and their trust entries to ${file}`;
+    let text: string;
+    try {
+      text = await mergeCodexConfig(old, file, events, runsHook(hook));
+    } catch (err) {
+      if (err instanceof CodexMergeRefused)
+        throw new HookgateError('CONFLICT', `${file} was left unchanged: ${err.message}`);
+      throw err;
+    }
+    if (existsSync(file) && text === old)
+      return `${file} already has these hooks and their trust entries: unchanged`;
+    replaceFile(file, text);
+    return `merged the hooks and their trust entries into ${file}`;
   };
 }
 
@@ -140,11 +203,16 @@ export async function commandHostSetup(
   if (host === 'codex') {
     const home = resolve(env.CODEX_HOME || join(homedir(), '.codex'));
     const file = join(home, 'config.toml');
-    notes.push(
-      `append this to ${file} (the trust entries name that file; keep these the only hooks of their events there, and re-run setup after any change: the hashes cover the commands)`,
-      token,
-    );
-    return { text: await codexConfigToml(events, file), notes, target: { file, write: appendCodex(file) } };
+    notes.push(token);
+    const printNotes = [
+      `append this to ${file}, or merge it with --write (the trust entries name that file and number the groups from 0: keep these the only hooks of their events there, and re-run setup after any change: the hashes cover the commands)`,
+    ];
+    return {
+      text: await codexConfigToml(events, file),
+      notes,
+      printNotes,
+      target: { file, write: mergeCodex(file, events, hook) },
+    };
   }
   const home = env.HOME || homedir();
   if (host === 'copilot') {

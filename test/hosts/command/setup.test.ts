@@ -1,6 +1,15 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -219,19 +228,37 @@ describe('setup --write', () => {
     expect(readFileSync(file, 'utf8')).not.toContain(SECRET_TOKEN);
   });
 
-  it('codex: appends to config.toml with trust entries for that file; a file with hooks already is refused', async () => {
+  it('codex: merges into config.toml with trust entries for that file, idempotent, keeping the mode', async () => {
     mkdirSync(env.CODEX_HOME, { recursive: true });
     const config = join(env.CODEX_HOME, 'config.toml');
-    writeFileSync(config, 'model = "m"\n');
+    writeFileSync(config, 'model = "m"\n', { mode: 0o640 });
+    chmodSync(config, 0o640);
     const printed = await run('codex', ['--hook', 'guard', '--command', 'hookgate'], env);
+    expect(printed.err).toContain(`append this to ${config}`);
     const r = await run('codex', ['--hook', 'guard', '--command', 'hookgate', '--write'], env);
     expect(r.code).toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toContain(`merged the hooks and their trust entries into ${config}`);
+    expect(r.err).not.toContain('append this');
     expect(readFileSync(config, 'utf8')).toBe(`model = "m"\n\n${printed.out}`);
     expect(printed.out).toContain(`[hooks.state.${JSON.stringify(`${config}:pre_tool_use:0:0`)}]`);
+    expect(statSync(config).mode & 0o777).toBe(0o640);
     const again = await run('codex', ['--hook', 'guard', '--command', 'hookgate', '--write'], env);
-    expect(again.code).toBe(1);
-    expect(again.err).toMatch(/already has hooks/);
+    expect(again.code).toBe(0);
+    expect(again.err).toContain('unchanged');
     expect(readFileSync(config, 'utf8')).toBe(`model = "m"\n\n${printed.out}`);
+    expect(readdirSync(env.CODEX_HOME)).toEqual(['config.toml']);
+  });
+
+  it('codex: a config.toml it cannot read as TOML is refused and left as it was', async () => {
+    const config = join(env.CODEX_HOME, 'config.toml');
+    const broken = 'model = "m"\n[hooks\n';
+    writeFileSync(config, broken);
+    const r = await run('codex', ['--hook', 'guard', '--command', 'hookgate', '--write'], env);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${config} was left unchanged: it is not valid TOML (line 2:`);
+    expect(readFileSync(config, 'utf8')).toBe(broken);
+    expect(readdirSync(env.CODEX_HOME)).toEqual(['config.toml']);
   });
 
   it("gemini: merges into settings.json, keeping other settings and hooks, replacing only this hook's", async () => {

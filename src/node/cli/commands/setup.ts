@@ -33,9 +33,10 @@ ${CONFIG_HELP}
                   then blocks the call instead of being ignored
   --out DIR       openclaw: write the plugin into DIR, its manifest declaring the hook's tools
   --force         openclaw: write into a DIR that is not empty
-  --write         codex, copilot, gemini: install it instead of printing it (Codex: appended to
-                  $CODEX_HOME/config.toml, refused where that file has hooks already; Copilot:
-                  ~/.copilot/hooks/hookgate-<hook>.json; Gemini: merged into ~/.gemini/settings.json)
+  --write         codex, copilot, gemini: install it instead of printing it (Codex: merged into
+                  $CODEX_HOME/config.toml, replacing only this hook's groups and trust entries, a
+                  file it cannot merge left unchanged; Copilot: ~/.copilot/hooks/hookgate-<hook>.json;
+                  Gemini: merged into ~/.gemini/settings.json)
   --from-gateway  openclaw, with --out: describe the tools as the running gateway at --url lists
                   them to ${TOKEN_ENV} (an SDK hook's own schemas, a stdio hook's injected ones)
 picoclaw: prints the config.json "hooks" block running \`hookgate bridge\` (the intercepts the hook's
@@ -176,8 +177,11 @@ trusted_hash entries, Copilot's user-level hooks file, Gemini's settings.json "h
     }
     if (COMMAND_SETUP_HOSTS.includes(host as CommandSetupHost)) {
       const out = await commandHostSetup(host as CommandSetupHost, hook, base, command, io.env, tokenCommand);
-      if (values.write) out.notes.unshift(out.target.write(out.text));
-      else io.stdout.write(out.text);
+      if (values.write) out.notes.unshift(await out.target.write(out.text));
+      else {
+        io.stdout.write(out.text);
+        out.notes.unshift(...(out.printNotes ?? []));
+      }
       io.stderr.write(`${out.notes.join('\n')}\n`);
       return 0;
     }
