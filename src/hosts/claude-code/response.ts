@@ -1,3 +1,4 @@
+import { askedPerson } from '../../policy/answers.js';
 import { fillBack, isPlainObject, jsonEqual } from '../../policy/equal.js';
 import type { HookRequest } from './request.js';
 import { outputText, withText } from './tool-output.js';
@@ -8,7 +9,8 @@ import { outputText, withText } from './tool-output.js';
  * answers `{}` (no decision: the host goes on as it would without the hook) or, where going on
  * would do something the hook did not ask for, a denial.
  *
- * Never emitted: PreToolUse `permissionDecision: "allow"` (it would also skip the permission
+ * A gateway rule's `ask` is PreToolUse `permissionDecision: "ask"`. Never emitted:
+ * PreToolUse `permissionDecision: "allow"` (it would also skip the permission
  * prompt) and PermissionRequest `updatedPermissions` (persistent allow rules).
  */
 export function toHostAnswer(
@@ -56,6 +58,18 @@ function preToolAnswer(
   answer: Record<string, unknown>,
 ): Record<string, unknown> {
   if (action === 'deny_tool') return deny(reason ?? 'denied by hook');
+  const ask = askedPerson(answer);
+  if (ask !== undefined) {
+    // A gateway rule's ask: Claude Code's own, which shows the person's prompt even for a tool its
+    // permission rules allow (headless, with nobody to ask, it is a denial).
+    return {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason: ask,
+      },
+    };
+  }
   if (action === 'respond') {
     // Claude Code cannot take a result without running the tool: the nearest is a refusal whose
     // reason is the result text, which the model reads as the tool's answer.

@@ -26,7 +26,9 @@ export function toHostAnswer(
   // PostToolUse: Codex cannot take a new result from a command hook; nothing to carry.
   if (request.event !== 'PreToolUse') return {};
   const verdict = toolVerdict('Codex', request.params.tool, request.toolInput, answer);
-  if (verdict.kind === 'none') return {};
+  // Codex has no ask for a hook (its `ask` is recorded as a failed hook and the tool runs): a
+  // rule's ask is no verdict, so Codex's own approval policy decides.
+  if (verdict.kind === 'none' || verdict.kind === 'ask') return {};
   if (verdict.kind === 'block')
     return {
       hookSpecificOutput: {

@@ -86,7 +86,8 @@ async function approvalOf(
   const hook = c.get('hook');
   if (!request.alsoApproves || !hook.modes.has('approve')) return undefined;
   const verdict = toolVerdict(host.label, request.params.tool, request.toolInput, answer);
-  if (verdict.kind === 'block') return undefined;
+  // Blocked, or a rule asks for the person: no approval may skip that.
+  if (verdict.kind === 'block' || verdict.kind === 'ask') return undefined;
   const meta = isPlainObject(request.params.meta) ? request.params.meta : {};
   const params = {
     meta: { ...meta, TracePath: 'turn.tool.approve' },

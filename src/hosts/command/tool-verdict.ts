@@ -1,3 +1,4 @@
+import { askedPerson } from '../../policy/answers.js';
 import { fillBack, isPlainObject, jsonEqual } from '../../policy/equal.js';
 
 /**
@@ -8,6 +9,8 @@ import { fillBack, isPlainObject, jsonEqual } from '../../policy/equal.js';
  */
 export type ToolVerdict =
   | { kind: 'none' }
+  /** A gateway rule's ask: the host's own ask where it has one, else no verdict. */
+  | { kind: 'ask'; reason: string }
   | { kind: 'block'; reason: string }
   | { kind: 'rewrite'; input: Record<string, unknown>; reason?: string };
 
@@ -20,6 +23,8 @@ export function toolVerdict(
   const action = typeof answer.action === 'string' ? answer.action : 'continue';
   const reason = typeof answer.reason === 'string' && answer.reason !== '' ? answer.reason : undefined;
   if (action === 'deny_tool') return { kind: 'block', reason: reason ?? 'denied by hook' };
+  const ask = askedPerson(answer);
+  if (ask !== undefined) return { kind: 'ask', reason: ask };
   if (action === 'abort_turn' || action === 'hard_abort')
     return { kind: 'block', reason: reason ?? 'turn stopped by hook' };
   if (action === 'respond') {

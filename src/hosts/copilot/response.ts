@@ -21,6 +21,8 @@ export function toHostAnswer(
   const verdict = toolVerdict('Copilot', request.params.tool, request.toolInput, answer);
   if (verdict.kind === 'block')
     return { permissionDecision: 'deny', permissionDecisionReason: verdict.reason };
+  // A gateway rule's ask: Copilot's own (headless, with nobody to ask, it denies).
+  if (verdict.kind === 'ask') return { permissionDecision: 'ask', permissionDecisionReason: verdict.reason };
   const out: Record<string, unknown> = {};
   // Only `approved: true` is carried. preToolUse runs for every call, also those Copilot lets run
   // by itself, so a refused approval is no verdict (Copilot's own check decides, and refuses

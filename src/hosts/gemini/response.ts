@@ -7,9 +7,10 @@ import { toolVerdict } from '../command/tool-verdict.js';
  * - A block is `decision: "deny"` with the reason (the model reads `Tool execution blocked: …`).
  * - A rewrite is `hookSpecificOutput.tool_input`, which replaces all the arguments: the complete
  *   input goes (rewrite_tools).
- * - Never `allow` or `ask`: whether `allow` skips Gemini's confirmation is not established (in
- *   headless runs the shell tool is offered only in yolo mode, which confirms nothing), and `ask`
- *   ends a headless run. "No objection" is `{}`, printed as nothing.
+ * - Never `allow`: whether it skips Gemini's confirmation is not established (in headless runs the
+ *   shell tool is offered only in yolo mode, which confirms nothing). `ask` only for a gateway
+ *   rule's ask: Gemini's own, which ends a headless run without running the tool.
+ *   "No objection" is `{}`, printed as nothing.
  */
 export function toHostAnswer(
   request: CommandHostCall,
@@ -20,5 +21,6 @@ export function toHostAnswer(
   const verdict = toolVerdict('Gemini CLI', request.params.tool, request.toolInput, answer);
   if (verdict.kind === 'none') return {};
   if (verdict.kind === 'block') return { decision: 'deny', reason: verdict.reason };
+  if (verdict.kind === 'ask') return { decision: 'ask', reason: verdict.reason };
   return { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: verdict.input } };
 }
