@@ -302,6 +302,23 @@ describe('a hook made only of rules (backend: rules)', () => {
     });
   });
 
+  it('the CLI hosts: Copilot’s and Gemini’s own ask; Codex has none for a hook, so no verdict', async () => {
+    const reason = 'rule "ask-push" asks for a person\'s approval';
+    expect(
+      (await post('rules-only', 'copilot', commandHost('copilot', 'git push origin main'))).body,
+    ).toEqual({
+      permissionDecision: 'ask',
+      permissionDecisionReason: reason,
+    });
+    expect((await post('rules-only', 'gemini', commandHost('gemini', 'git push origin main'))).body).toEqual({
+      decision: 'ask',
+      reason,
+    });
+    expect((await post('rules-only', 'codex', commandHost('codex', 'git push origin main'))).body).toEqual(
+      {},
+    );
+  });
+
   it('Claude Code: an allow rule within approve_tools approves; a call no rule allows keeps the prompt', async () => {
     const allowed = await post('rules-only', 'claude-code', claudePermission('git status'));
     expect(allowed.body).toEqual({
