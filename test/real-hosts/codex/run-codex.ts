@@ -23,15 +23,21 @@ export interface CodexRun {
 /**
  * `codex exec` headless with a throwaway CODEX_HOME whose config.toml points the model at the fake
  * Responses API and appends `hooksToml` (what setup codex prints for that CODEX_HOME: the hooks and
- * their trust entries), as the captures in test/fixtures/codex/ were run.
+ * their trust entries), as the captures in test/fixtures/codex/ were run. `prepare` then gets the
+ * file (e.g. to run `setup codex --write` into it); `config` is the file as Codex read it.
  */
 export async function runCodex(opts: {
   /** Builds the hooks block for the config file it will be in. */
-  hooksToml: (configFile: string, codexHome: string) => Promise<string>;
+  hooksToml?: (configFile: string, codexHome: string) => Promise<string>;
+  /** More config.toml lines, after the model's and before the hooks. */
+  extraToml?: (root: string) => string[];
+  prepare?: (configFile: string, codexHome: string, root: string) => Promise<void>;
+  /** Approval and sandbox flags of `codex exec` (default: both off). */
+  execFlags?: string[];
   modelUrl: string;
   token: string;
   timeoutMs?: number;
-}): Promise<CodexRun> {
+}): Promise<CodexRun & { config: string }> {
   const root = mkdtempSync(join(tmpdir(), 'hookgate-codex-'));
   try {
     const home = join(root, 'home');
@@ -57,14 +63,17 @@ export async function runCodex(opts: {
         'request_max_retries = 0',
         'stream_max_retries = 0',
         '',
-        await opts.hooksToml(configFile, codexHome),
+        ...(opts.extraToml?.(root) ?? []),
+        opts.hooksToml ? await opts.hooksToml(configFile, codexHome) : '',
       ].join('\n'),
     );
+    await opts.prepare?.(configFile, codexHome, root);
+    const config = readFileSync(configFile, 'utf8');
     // No sandbox: this machine's bwrap cannot run Codex's helper under a temporary CODEX_HOME.
     const args = [
       'exec',
       '--skip-git-repo-check',
-      '--dangerously-bypass-approvals-and-sandbox',
+      ...(opts.execFlags ?? ['--dangerously-bypass-approvals-and-sandbox']),
       '--color',
       'never',
       '-C',
@@ -94,7 +103,7 @@ export async function runCodex(opts: {
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
     const code = await new Promise<number | null>((r) => child.on('close', r));
     clearTimeout(timer);
-    return { code, stdout, stderr };
+    return { code, stdout, stderr, config };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
