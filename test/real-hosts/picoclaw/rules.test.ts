@@ -26,8 +26,8 @@ import {
 /**
  * Gateway rules on the real PicoClaw, one headless turn per wiring: its process hook is
  * `hookgate bridge` given the hook's WebSocket URL and the token in the hook's own env (as the
- * process-hooks suite wires its weather hook), or the entry `hookgate setup picoclaw` prints (the
- * token from PicoClaw's environment). The model asks for two `exec` calls in one batch: `rm -rf`
+ * process-hooks suite wires its weather hook), the same bridge over HTTP POST (`--transport
+ * http`), or the entry `hookgate setup picoclaw` prints (the token from PicoClaw's environment). The model asks for two `exec` calls in one batch: `rm -rf`
  * of a directory in the workspace, then a harmless `echo`. The tenant's one shell rule denies the
  * first before the recording hook is asked; the second runs. (Without the rule PicoClaw's own
  * exec guard also stops `rm -rf`, after asking the hook: "Command blocked by safety guard"; so what
@@ -49,6 +49,13 @@ function setupEntry(setup: ReturnType<typeof picoclawSetup>): ProcessHook {
   };
 }
 
+const WIRINGS = {
+  bridge: 'hookgate bridge (WebSocket, the token in the hook env)',
+  http: 'hookgate bridge --transport http',
+  setup: 'the entry `setup picoclaw` prints (the token from PicoClaw’s env)',
+} as const;
+type Wiring = keyof typeof WIRINGS;
+
 interface Turn {
   run: AgentRun;
   model: FakeModel;
@@ -62,9 +69,9 @@ interface Turn {
 describe.skipIf(missing)(`real PicoClaw: a gateway rule denies rm -rf without asking the hook${why}`, () => {
   let gw: TestGateway;
   const homes: PicoClawHome[] = [];
-  const turns: Record<'bridge' | 'setup', Turn> = {} as never;
+  const turns: Record<Wiring, Turn> = {} as never;
 
-  async function turn(wiring: 'bridge' | 'setup'): Promise<Turn> {
+  async function turn(wiring: Wiring): Promise<Turn> {
     const token = await gw.token({ hooks: ['guard'] });
     const echo = `picoclaw-echo-${marker()}`;
     // The calls are scripted once the workspace (and so the directory to remove) exists.
@@ -72,11 +79,12 @@ describe.skipIf(missing)(`real PicoClaw: a gateway rule denies rm -rf without as
     const model = new FakeModel(calls);
     await model.start();
     const hook =
-      wiring === 'bridge'
+      wiring !== 'setup'
         ? bridgeHook({
             url: `${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/guard/ws`,
             token,
             intercept: ['before_tool', 'approve_tool'],
+            flags: wiring === 'http' ? ['--transport', 'http'] : [],
           })
         : setupEntry(
             picoclawSetup(gw.config.tenants.get('acme')!.hooks.get('guard')!, gw.url, {
@@ -115,8 +123,7 @@ describe.skipIf(missing)(`real PicoClaw: a gateway rule denies rm -rf without as
         acme: { ...tenantDoc({ guard: { ...rec, modes: ['tool', 'approve'] } }), rules: [NO_RM_RF] },
       },
     });
-    turns.bridge = await turn('bridge');
-    turns.setup = await turn('setup');
+    for (const wiring of Object.keys(WIRINGS) as Wiring[]) turns[wiring] = await turn(wiring);
   });
 
   afterAll(async () => {
@@ -124,9 +131,7 @@ describe.skipIf(missing)(`real PicoClaw: a gateway rule denies rm -rf without as
     await gw?.close();
   });
 
-  for (const wiring of ['bridge', 'setup'] as const) {
-    const label =
-      wiring === 'bridge' ? 'hookgate bridge (ws URL, token in the hook env)' : 'the `setup picoclaw` entry';
+  for (const [wiring, label] of Object.entries(WIRINGS) as [Wiring, string][]) {
     describe(label, () => {
       it('the turn ends normally with both tool results', () => {
         const { run, model } = turns[wiring];
