@@ -1,8 +1,9 @@
 /**
  * CEL's `matches()` for tenant-written patterns: RE2 syntax, matched in time linear in the input
- * (a Pike VM over a Thompson NFA: every input character advances each live state once, with no
- * backtracking), so `(a+)+$` on a long string costs the same as `a+$`. JavaScript's RegExp
- * backtracks and would let one pattern stall the gateway for every tenant.
+ * (a Thompson NFA run as a lazily built DFA, as RE2 does: every input character moves one DFA state
+ * along one cached transition, and a transition not yet cached is computed by advancing the NFA's
+ * live states once, with no backtracking), so `(a+)+$` on a long string costs the same per character
+ * as `a+$`. JavaScript's RegExp backtracks and would let one pattern stall the gateway for every tenant.
  *
  * Only a yes/no answer is needed (CEL's `matches` is an unanchored search), so there are no
  * captures and greedy and lazy repetitions behave the same. What RE2 refuses is refused here too
@@ -23,9 +24,13 @@ export const MAX_PATTERN_LENGTH = 2000;
 export const MAX_PROGRAM_SIZE = 10_000;
 /**
  * Linear is not cheap on every input: the work is states × characters, so a large pattern over a
- * multi-megabyte argument could still hold the event loop for seconds. A match that needs more
- * steps than this (tens of milliseconds: docs/performance.md) is an error instead, and the
- * decision that needed it fails closed. Counted in steps, not time: the same answer everywhere.
+ * multi-megabyte argument could still hold the event loop. A match that needs more steps than this
+ * is an error instead, and the decision that needed it fails closed. A step is one NFA state
+ * visited at one position, as the Pike VM counts them, whichever machine runs: the lazy DFA charges
+ * a cached transition the steps it took to compute, so the same input runs out at the same
+ * character on Node and in workerd, warm cache or cold. The time that buys: about 1–10 ms on the
+ * DFA, up to about 30 ms where the DFA hands over to the Pike VM (docs/performance.md, "Noisy
+ * neighbour"). Counted in steps, not time: the same answer everywhere.
  */
 export const MAX_MATCH_STEPS = 2_000_000;
 const MAX_REPEAT = 1000;
@@ -49,7 +54,7 @@ interface Flags {
 }
 
 type Inst =
-  | { op: 'char'; test: CharTest; next: number }
+  | { op: 'char'; test: CharTest; next: number; lit?: number }
   | { op: 'split'; x: number; y: number }
   | { op: 'jmp'; x: number }
   | { op: 'assert'; kind: AssertKind; next: number }
@@ -61,13 +66,27 @@ export interface LinearRegex {
   test(input: string): boolean;
 }
 
-export function compileLinearRegex(pattern: string): LinearRegex {
+/**
+ * For the tests and the bench only: which machine runs (the DFA, or the Pike VM it replaced, kept
+ * as the reference the DFA is tested against), the step budget, and the DFA's cache size.
+ */
+export interface RegexOptions {
+  engine?: 'dfa' | 'nfa';
+  maxSteps?: number;
+  cacheSlots?: number;
+}
+
+export function compileLinearRegex(pattern: string, options: RegexOptions = {}): LinearRegex {
   if (pattern.length > MAX_PATTERN_LENGTH) {
     throw new RegexError(pattern.slice(0, 40), `longer than ${MAX_PATTERN_LENGTH} characters`);
   }
   const node = new Parser(pattern).parseAll();
   const prog = new Compiler(pattern).compile(node);
-  const vm = new PikeVm(prog, pattern);
+  const maxSteps = options.maxSteps ?? MAX_MATCH_STEPS;
+  const vm =
+    options.engine === 'nfa'
+      ? new PikeVm(prog, pattern, maxSteps)
+      : new LazyDfa(prog, pattern, maxSteps, options.cacheSlots ?? MAX_DFA_SLOTS);
   const needle = requiredLiteral(node);
   return {
     source: pattern,
@@ -141,12 +160,23 @@ function unicodeClass(name: string, fail: (m: string) => never): CharTest {
   } catch {
     fail(`invalid character class range: \\p{${name}}`);
   }
-  return (c) => re.test(String.fromCodePoint(c));
+  // ASCII answered from a table built once: the DFA asks about all of ASCII when it first runs.
+  let ascii: Uint8Array | undefined;
+  return (c) => {
+    if (c >= 128) return re.test(String.fromCodePoint(c));
+    if (!ascii) {
+      ascii = new Uint8Array(128);
+      for (let a = 0; a < 128; a++) ascii[a] = re.test(String.fromCharCode(a)) ? 1 : 0;
+    }
+    return ascii[c] === 1;
+  };
 }
 
 function foldCase(test: CharTest): CharTest {
   return (c) => {
     if (test(c)) return true;
+    // ASCII letters fold to ASCII letters, without building strings.
+    if (c < 128) return (c >= 65 && c <= 90 && test(c + 32)) || (c >= 97 && c <= 122 && test(c - 32));
     const s = String.fromCodePoint(c);
     const lower = s.toLowerCase();
     const upper = s.toUpperCase();
@@ -548,7 +578,7 @@ class Compiler {
       case 'empty':
         return;
       case 'char': {
-        const at = this.push({ op: 'char', test: node.test, next: -1 });
+        const at = this.push({ op: 'char', test: node.test, next: -1, lit: node.lit });
         (this.prog[at] as { next: number }).next = at + 1;
         return;
       }
@@ -608,7 +638,8 @@ class Compiler {
 // Pike VM: one pass over the input, each state at most once per position.
 
 /**
- * The machine for one program, its lists allocated once: `test` runs to completion without calling
+ * The reference machine (the lazy DFA below replaced it; the tests compare the two), for one
+ * program, its lists allocated once: `test` runs to completion without calling
  * out (a character test is a comparison or a one-code-point property check), so one instance per
  * pattern serves every call.
  */
@@ -627,6 +658,7 @@ class PikeVm {
   constructor(
     private readonly prog: Inst[],
     private readonly pattern: string,
+    private readonly maxSteps: number,
   ) {
     const n = prog.length;
     this.clist = new Int32Array(n);
@@ -636,12 +668,22 @@ class PikeVm {
   }
 
   test(input: string): boolean {
+    return this.run(input, 0, -1, new Int32Array(0), this.maxSteps);
+  }
+
+  /**
+   * Runs from `pos` (after the code point `prev`) with `carried` the states the previous
+   * character reached, not yet closed, and `budget` steps left: where the lazy DFA hands over
+   * when its cache stops paying, with the same step count as if this machine had run throughout.
+   */
+  run(input: string, pos: number, prev: number, carried: Int32Array, budget: number): boolean {
     this.mark.fill(-1);
     this.step = 0;
-    this.budget = MAX_MATCH_STEPS;
-    let csize = 0;
-    let prev = -1;
-    let pos = 0;
+    this.budget = budget;
+    this.size = 0;
+    const first = pos < input.length ? input.codePointAt(pos)! : -1;
+    for (const pc of carried) if (this.add(this.clist, pc, prev, first)) return true;
+    let csize = this.size;
     for (;;) {
       const cur = pos < input.length ? input.codePointAt(pos)! : -1;
       // Unanchored search: a new thread starts at every position (a state already live stays once).
@@ -681,7 +723,7 @@ class PikeVm {
       if (mark[pc] === step) continue;
       mark[pc] = step;
       if (--this.budget < 0) {
-        throw new RegexError(this.pattern, `needs more than ${MAX_MATCH_STEPS} steps on this input`);
+        throw overBudget(this.pattern, this.maxSteps);
       }
       const inst = prog[pc]!;
       switch (inst.op) {
@@ -721,5 +763,351 @@ function holds(kind: AssertKind, prev: number, cur: number): boolean {
       return isWordChar(prev) !== isWordChar(cur);
     case 'not_word':
       return isWordChar(prev) === isWordChar(cur);
+  }
+}
+
+function overBudget(pattern: string, maxSteps: number): RegexError {
+  return new RegexError(pattern, `needs more than ${maxSteps} steps on this input`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lazy DFA: the Pike VM's state sets, each computed once and then reused.
+
+/**
+ * Transition cache per pattern, in slots (one state × one character class): about 8 bytes each,
+ * so a pattern's cache stays under 100 KiB with its state sets. When full it starts over, which
+ * costs time (transitions computed again) but never changes an answer or a step count.
+ */
+export const MAX_DFA_SLOTS = 8192;
+/** Program counters stored across all cached state sets, bounded for the same reason. */
+const MAX_DFA_SET_PCS = 16_384;
+
+/** Transitions computed in one match before the DFA may hand over to the Pike VM (`handOver`). */
+const MIN_MISSES = 1000;
+
+const UNKNOWN = -1;
+const MATCH = -2;
+const NO_MATCH = -3;
+
+/**
+ * What an assertion can see of a neighbouring character: \b needs word or not, ^ and $ (multiline)
+ * newline or not, \A and \z the ends of the text. Every code point of one category judges every
+ * assertion alike, so a DFA state needs only the category of the character before it.
+ */
+const START = 0;
+const NEWLINE = 1;
+const WORD = 2;
+const OTHER = 3;
+/** A code point of each category, to judge assertions by (`holds`); -1 is the start. */
+const REPRESENTATIVE = [-1, 10, 97, 32];
+
+/**
+ * Skipping counts characters as UTF-16 units, which are code points only where no surrogate is
+ * (a skipped character is charged steps, and the Pike VM counts code points). A character class
+ * with no repetition: RegExp scans it once, without backtracking.
+ */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+function category(cp: number): number {
+  return cp === 10 ? NEWLINE : isWordChar(cp) ? WORD : OTHER;
+}
+
+/**
+ * A DFA state is what the Pike VM carries from one position to the next: the states reached by the
+ * last character, before their epsilon closure (in the VM's order, no duplicates), with the category of that
+ * character (assertions in the closure are judged between it and the next one). A transition on a
+ * character is the Pike VM's work at one position: close those states and the start state (the
+ * search is unanchored) and step every character state on it. It is computed once, cached, and
+ * charged on every use the steps it took (the states its closure visited), exactly as the Pike VM
+ * would be: the budget, and so every answer and error, is the same as the NFA's whatever the
+ * cache holds, on Node and in workerd alike; only the time per step drops.
+ *
+ * ASCII characters are grouped into classes that every character test and every assertion treats
+ * alike (RE2's byte classes), so a state's row has one column per class plus one for the end of
+ * the input; other code points have their transitions in a map keyed by state and code point.
+ */
+class LazyDfa {
+  private readonly charClass = new Uint8Array(128);
+  private width = 0;
+  private maxStates = 0;
+  private next = new Int32Array(0);
+  private cost = new Int32Array(0);
+  private wide = new Map<number, number>();
+  private ids = new Map<string, number>();
+  private sets: Int32Array[] = [];
+  private cats: number[] = [];
+  private storedPcs = 0;
+  /**
+   * Without assertions the character before a position changes nothing, so states are not split
+   * by its category: fewer states, and the idle state (nothing carried) is one state, state 0.
+   */
+  private readonly assertions: boolean;
+  /**
+   * When no assertion is used and every way a match can start is one literal code point (`rm…`),
+   * the idle state stays idle on every other character: `indexOf` finds the next place to look,
+   * and each character skipped is charged what the idle state's transition costs.
+   */
+  private firstChar = '';
+  private idleCost = 0;
+  private pike: PikeVm | undefined;
+  /** Set when the cache started over inside `transition`: its source state's id is gone. */
+  private resetDuring = false;
+
+  private readonly mark: Int32Array;
+  private readonly taken: Int32Array;
+  private readonly stack: Int32Array;
+  private stamp = 0;
+
+  constructor(
+    private readonly prog: Inst[],
+    private readonly pattern: string,
+    private readonly maxSteps: number,
+    private readonly slots: number,
+  ) {
+    const n = prog.length;
+    this.mark = new Int32Array(n).fill(-1);
+    this.taken = new Int32Array(n).fill(-1);
+    this.stack = new Int32Array(n * 3 + 2); // the carried set, then two pushes per state visited
+    this.assertions = prog.some((inst) => inst.op === 'assert');
+  }
+
+  private category(cp: number): number {
+    return this.assertions ? category(cp) : OTHER;
+  }
+
+  test(input: string): boolean {
+    if (this.width === 0) this.buildClasses();
+    let budget = this.maxSteps;
+    let state = 0; // the start state: nothing carried, before the text
+    const n = input.length;
+    let pos = 0;
+    let skippable: boolean | undefined; // no surrogate in the input: decided on first use
+    let misses = 0;
+    for (;;) {
+      // The hot loop: ASCII characters along cached transitions, one array read each.
+      const { charClass, width, next, cost, firstChar } = this;
+      while (pos < n) {
+        if (state === 0 && firstChar !== '') skippable ??= !SURROGATE.test(input);
+        if (state === 0 && skippable === true) {
+          const to = input.indexOf(firstChar, pos);
+          const skipped = (to === -1 ? n : to) - pos;
+          budget -= skipped * this.idleCost;
+          if (budget < 0) throw overBudget(this.pattern, this.maxSteps);
+          pos += skipped;
+          if (pos === n) break;
+        }
+        const cp = input.charCodeAt(pos);
+        if (cp >= 128) break;
+        const slot = state * width + charClass[cp]!;
+        const to = next[slot]!;
+        if (to < 0) break; // not cached yet, or the match
+        budget -= cost[slot]!;
+        if (budget < 0) throw overBudget(this.pattern, this.maxSteps);
+        state = to;
+        pos++;
+      }
+      // Anything else, one character (or the end of the input) at a time.
+      let cp = -1;
+      let to: number;
+      let steps: number;
+      if (pos < n) cp = input.codePointAt(pos)!;
+      if (cp >= 128) {
+        if (!this.wide.has(state * 0x110000 + cp) && ++misses > MIN_MISSES && misses * 8 > pos) {
+          return this.handOver(input, pos, state, budget);
+        }
+        [to, steps] = this.wideStep(state, cp);
+      } else {
+        const slot = state * width + (cp === -1 ? width - 1 : charClass[cp]!);
+        to = next[slot]!;
+        steps = cost[slot]!;
+        if (to === UNKNOWN) {
+          if (++misses > MIN_MISSES && misses * 8 > pos) return this.handOver(input, pos, state, budget);
+          [to, steps] = this.transition(state, cp);
+          if (!this.resetDuring) {
+            this.next[slot] = to;
+            this.cost[slot] = steps;
+          }
+        }
+      }
+      budget -= steps;
+      if (budget < 0) throw overBudget(this.pattern, this.maxSteps);
+      if (to < 0) return to === MATCH;
+      state = to;
+      pos += cp > 0xffff ? 2 : 1;
+    }
+  }
+
+  /**
+   * The rest of the input on the Pike VM, from `state` at `pos`: computing a transition costs more
+   * than the VM's step does (a state set is built and looked up), so when most characters need a
+   * new one (a pattern whose DFA is exponential: `(a|b)*a(a|b){14}`) the VM is the faster of the
+   * two. Same steps, same budget, same answer.
+   */
+  private handOver(input: string, pos: number, state: number, budget: number): boolean {
+    this.pike ??= new PikeVm(this.prog, this.pattern, this.maxSteps);
+    let prev = -1;
+    if (pos > 0) {
+      prev = input.charCodeAt(pos - 1);
+      if (prev >= 0xdc00 && prev <= 0xdfff && pos > 1) {
+        const high = input.charCodeAt(pos - 2);
+        if (high >= 0xd800 && high <= 0xdbff) prev = input.codePointAt(pos - 2)!;
+      }
+    }
+    return this.pike.run(input, pos, prev, this.sets[state]!, budget);
+  }
+
+  private wideStep(state: number, cp: number): [number, number] {
+    const key = state * 0x110000 + cp;
+    const packed = this.wide.get(key);
+    if (packed !== undefined) return [Math.floor(packed / 0x10000) + NO_MATCH, packed % 0x10000];
+    const [to, steps] = this.transition(state, cp);
+    if (!this.resetDuring) {
+      if (this.wide.size >= this.slots) this.wide.clear();
+      // steps ≤ program size (10,000) < 2^16; to ≥ NO_MATCH.
+      this.wide.set(key, (to - NO_MATCH) * 0x10000 + steps);
+    }
+    return [to, steps];
+  }
+
+  /**
+   * ASCII classes: start from the assertion categories and split a class wherever a character test
+   * tells two of its members apart. At most 128 classes; usually a handful.
+   */
+  private buildClasses(): void {
+    const cls = this.charClass;
+    for (let cp = 0; cp < 128; cp++) cls[cp] = this.category(cp);
+    let count = 4;
+    const renumber = new Int16Array(256);
+    for (const inst of this.prog) {
+      if (inst.op !== 'char') continue;
+      renumber.fill(-1);
+      let classes = 0;
+      for (let cp = 0; cp < 128; cp++) {
+        const key = cls[cp]! * 2 + (inst.test(cp) ? 1 : 0);
+        if (renumber[key] === -1) renumber[key] = classes++;
+        cls[cp] = renumber[key]!;
+      }
+      count = classes;
+    }
+    this.width = count + 1;
+    this.maxStates = Math.max(4, Math.floor(this.slots / this.width));
+    this.startOver();
+    if (!this.assertions) this.findFirstChar();
+  }
+
+  /** Sets `firstChar` and `idleCost` when the idle state's only way out is one literal. */
+  private findFirstChar(): void {
+    const [to, steps] = this.transition(0, -1);
+    if (to === MATCH) return; // the pattern matches the empty string: the first position answers
+    const lits = new Set<number | undefined>();
+    const stamp = this.stamp; // the closure `transition` just marked
+    this.prog.forEach((inst, pc) => {
+      if (inst.op === 'char' && this.mark[pc] === stamp) lits.add(inst.lit);
+    });
+    const [lit] = lits;
+    if (lits.size !== 1 || lit === undefined) return;
+    this.firstChar = String.fromCodePoint(lit);
+    this.idleCost = steps;
+  }
+
+  /** Empties the cache; the start state is interned again as state 0. */
+  private startOver(): void {
+    this.ids.clear();
+    this.sets = [];
+    this.cats = [];
+    this.storedPcs = 0;
+    this.wide.clear();
+    this.next = new Int32Array(this.width * 8).fill(UNKNOWN);
+    this.cost = new Int32Array(this.width * 8);
+    this.intern(new Int32Array(0), this.assertions ? START : OTHER);
+  }
+
+  private intern(set: Int32Array, cat: number): number {
+    const key = `${cat}:${set.join(',')}`;
+    const known = this.ids.get(key);
+    if (known !== undefined) return known;
+    if (this.sets.length >= this.maxStates || this.storedPcs + set.length > MAX_DFA_SET_PCS) {
+      this.startOver();
+      this.resetDuring = true;
+    }
+    const id = this.sets.length;
+    this.ids.set(key, id);
+    this.sets.push(set);
+    this.cats.push(cat);
+    this.storedPcs += set.length;
+    if ((id + 1) * this.width > this.next.length) {
+      const grown = new Int32Array(this.next.length * 2).fill(UNKNOWN);
+      grown.set(this.next);
+      this.next = grown;
+      const grownCost = new Int32Array(this.cost.length * 2);
+      grownCost.set(this.cost);
+      this.cost = grownCost;
+    }
+    return id;
+  }
+
+  /**
+   * The Pike VM's work at one position, from `state` on code point `cp` (-1: the end of the input):
+   * the next state (or MATCH, or NO_MATCH at the end), and the NFA states visited on the way.
+   */
+  private transition(state: number, cp: number): [number, number] {
+    this.resetDuring = false;
+    const { prog, mark, taken, stack } = this;
+    if (this.stamp > 0x3fff_ffff) {
+      mark.fill(-1);
+      taken.fill(-1);
+      this.stamp = 0;
+    }
+    const stamp = ++this.stamp;
+    const prev = REPRESENTATIVE[this.cats[state]!]!;
+    const cur = cp === -1 ? -1 : REPRESENTATIVE[this.category(cp)]!;
+    const roots = this.sets[state]!;
+    // The Pike VM's order, so that a match is found after the same number of steps: the carried
+    // states one at a time, each closed before the next, then the start state (the search is
+    // unanchored), checking for the match after each.
+    let steps = 0;
+    const chars: number[] = [];
+    for (let r = 0; r <= roots.length; r++) {
+      let sp = 0;
+      stack[sp++] = r < roots.length ? roots[r]! : 0;
+      let matched = false;
+      while (sp > 0) {
+        const pc = stack[--sp]!;
+        if (mark[pc] === stamp) continue;
+        mark[pc] = stamp;
+        steps++;
+        const inst = prog[pc]!;
+        switch (inst.op) {
+          case 'jmp':
+            stack[sp++] = inst.x;
+            break;
+          case 'split':
+            stack[sp++] = inst.y;
+            stack[sp++] = inst.x;
+            break;
+          case 'assert':
+            if (holds(inst.kind, prev, cur)) stack[sp++] = inst.next;
+            break;
+          case 'match':
+            matched = true;
+            break;
+          case 'char':
+            chars.push(pc);
+            break;
+        }
+      }
+      if (matched) return [MATCH, steps];
+    }
+    if (cp === -1) return [NO_MATCH, steps];
+    // The states the character leads to, in the order the Pike VM would add them, once each.
+    const out: number[] = [];
+    for (const pc of chars) {
+      const inst = prog[pc] as Extract<Inst, { op: 'char' }>;
+      if (taken[inst.next] !== stamp && inst.test(cp)) {
+        taken[inst.next] = stamp;
+        out.push(inst.next);
+      }
+    }
+    return [this.intern(Int32Array.from(out), this.category(cp)), steps];
   }
 }
