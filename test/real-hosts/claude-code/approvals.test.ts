@@ -182,7 +182,8 @@ describe.skipIf(!claudeInstalled || SKIP_CHROMIUM)(
         expect(existsSync(join(run.project, file))).toBe(false);
         expect(run.toolResults).toHaveLength(1);
         expect(run.toolResults[0].isError).toBe(true);
-        expect(run.toolResults[0].content).toContain(`denied by alice: ${reason}`);
+        // Claude Code shows a PreToolUse deny's reason to the model this way (test/fixtures/claude-code).
+        expect(run.toolResults[0].content).toBe(`PreToolUse:Bash hook error: denied by alice: ${reason}`);
         expect(run.result.permission_denials).toHaveLength(1);
 
         const audits = gw.logs.audits().slice(before);
