@@ -62,9 +62,9 @@ export function plainToolCall(request: Request, body: unknown): PlainToolCall | 
  * The 2026-07-28 form (Claude Code's): the same call with the `_meta` envelope, under the standard
  * headers mirroring the body exactly (MCP-Protocol-Version 2026-07-28, Mcp-Method tools/call,
  * Mcp-Name the tool's name, no whitespace or Base64 sentinel to decode). The envelope is judged by
- * the SDK's own classifier, once; besides it `_meta` may hold a string or number `progressToken`
- * (this server sends no progress) and keys of the client's own (`claudecode/toolUseId`), which the
- * SDK passes through. The modern handler would classify, build, connect and close a server per
+ * the SDK's own classifier (once per distinct envelope, see servedEnvelopes); besides it `_meta`
+ * may hold a string or integer `progressToken` (this server sends no progress) and keys of the
+ * client's own (`claudecode/toolUseId`), which the SDK passes through. The modern handler would classify, build, connect and close a server per
  * request and validate the envelope, the request and the result again with zod.
  */
 function modernToolCall(
@@ -79,7 +79,7 @@ function modernToolCall(
   const meta = params._meta;
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_VERSION) return undefined;
   const progress = meta.progressToken;
-  if (progress !== undefined && typeof progress !== 'string' && typeof progress !== 'number')
+  if (progress !== undefined && typeof progress !== 'string' && !Number.isSafeInteger(progress))
     return undefined;
   const headers = request.headers;
   if (!isJsonContentType(headers.get('content-type'))) return undefined;
@@ -88,16 +88,53 @@ function modernToolCall(
   const nameHeader = headers.get('mcp-name');
   if (version !== MODERN_VERSION || method !== 'tools/call' || nameHeader !== name) return undefined;
   if (name.trim() !== name || name.startsWith('=?')) return undefined;
-  const route = classifyInboundRequest({
-    httpMethod: 'POST',
-    protocolVersionHeader: version,
-    mcpMethodHeader: method,
-    mcpNameHeader: nameHeader,
-    body,
-  });
-  if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
-  if (route.classification.revision !== MODERN_VERSION) return undefined;
+  const key = envelopeKey(meta);
+  if (!servedEnvelopes.has(key)) {
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: version,
+      mcpMethodHeader: method,
+      mcpNameHeader: nameHeader,
+      body,
+    });
+    if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
+    if (route.classification.revision !== MODERN_VERSION) return undefined;
+    if (servedEnvelopes.size >= MAX_ENVELOPES) servedEnvelopes.clear();
+    servedEnvelopes.add(key);
+  }
   return { id, name, args, modern: true };
+}
+
+/**
+ * Envelopes the SDK's classifier accepted on a request of the shape checked above, by their text.
+ * For such a request its verdict depends on nothing else: the headers and the body around the
+ * envelope are fixed by those checks. A client sends the same envelope on every call of a session
+ * (its identity and capabilities), and the classifier's zod was half of what a call cost here.
+ * Bounded: emptied when full.
+ */
+const servedEnvelopes = new Set<string>();
+const MAX_ENVELOPES = 1024;
+
+/**
+ * The envelope's text, without what changes per call and which the classifier does not judge: the
+ * `progressToken` (its type checked above) and keys of the client's own (`claudecode/toolUseId`:
+ * a prefix that is not MCP's, which the SDK passes through).
+ */
+function envelopeKey(meta: Record<string, unknown>): string {
+  let key = '';
+  for (const k in meta) {
+    if (k === 'progressToken' || isClientKey(k)) continue;
+    key += `${JSON.stringify(k)}:${JSON.stringify(meta[k])},`;
+  }
+  return key;
+}
+
+/** A `_meta` key under a prefix of the client's own: MCP reserves prefixes naming it (or `mcp`). */
+function isClientKey(k: string): boolean {
+  const slash = k.indexOf('/');
+  if (slash === -1) return false;
+  const prefix = k.slice(0, slash).toLowerCase();
+  return !prefix.includes('modelcontextprotocol') && !prefix.includes('mcp');
 }
 
 /**

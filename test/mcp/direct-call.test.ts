@@ -208,6 +208,46 @@ describe('a plain tools/call answered without the SDK', () => {
       claude('lookup', { ...CLAUDE_META, progressToken: {} }),
       CLAUDE_HEADERS('lookup'),
     ],
+    // Claude Code's envelope was judged already (the cases above): these differ from it in one key.
+    [
+      'a fractional progress token',
+      claude('lookup', { ...CLAUDE_META, progressToken: 1.5 }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'an unknown log level',
+      claude('lookup', { ...CLAUDE_META, 'io.modelcontextprotocol/logLevel': 'loud' }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'a log level',
+      claude('lookup', { ...CLAUDE_META, 'io.modelcontextprotocol/logLevel': 'debug' }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'clientInfo a number',
+      claude('lookup', { ...CLAUDE_META, 'io.modelcontextprotocol/clientInfo': 5 }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'a traceparent',
+      claude('lookup', {
+        ...CLAUDE_META,
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    ['a bad traceparent', claude('lookup', { ...CLAUDE_META, traceparent: 5 }), CLAUDE_HEADERS('lookup')],
+    [
+      'an MCP-prefixed key of its own',
+      claude('lookup', { ...CLAUDE_META, 'mcp.dev/x': 5 }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'a client key with an MCP-like value',
+      claude('lookup', { ...CLAUDE_META, 'acme/x': { progressToken: {} } }),
+      CLAUDE_HEADERS('lookup'),
+    ],
     [
       'a vendor key holding an object',
       claude('lookup', { ...CLAUDE_META, 'x/y': { a: [1] } }),
