@@ -13,7 +13,11 @@ export interface FakeResponses {
   close(): Promise<void>;
 }
 
-export async function startFakeResponses(cmd: string): Promise<FakeResponses> {
+export async function startFakeResponses(
+  cmd: string,
+  /** More arguments of the call, e.g. `sandbox_permissions: "require_escalated"` and a justification. */
+  extra: Record<string, unknown> = {},
+): Promise<FakeResponses> {
   const model: FakeResponses = { url: '', toolResults: [], close: async () => {} };
   let asked = false;
   let n = 0;
@@ -46,7 +50,7 @@ export async function startFakeResponses(cmd: string): Promise<FakeResponses> {
             id: `fc_hookgate_${n}`,
             call_id: `call_hookgate_${n}`,
             name: 'exec_command',
-            arguments: JSON.stringify({ cmd }),
+            arguments: JSON.stringify({ cmd, ...extra }),
             status: 'completed',
           }
         : {

@@ -14,6 +14,26 @@ const hostsDir =
 export const CODEX_BIN = join(hostsDir, `codex-${CODEX_VERSION}`, 'node_modules', '.bin', 'codex');
 export const codexInstalled = existsSync(CODEX_BIN);
 
+/** The config.toml lines that point Codex at the fake Responses API. */
+export function fakeModelToml(modelUrl: string): string[] {
+  return [
+    'model = "hookgate-fake"',
+    'model_provider = "hookgate"',
+    'check_for_update_on_startup = false',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+    '[model_providers.hookgate]',
+    'name = "hookgate fake"',
+    `base_url = ${JSON.stringify(modelUrl)}`,
+    'wire_api = "responses"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+  ];
+}
+
 export interface CodexRun {
   code: number | null;
   stdout: string;
@@ -49,20 +69,7 @@ export async function runCodex(opts: {
     writeFileSync(
       configFile,
       [
-        'model = "hookgate-fake"',
-        'model_provider = "hookgate"',
-        'check_for_update_on_startup = false',
-        '',
-        '[analytics]',
-        'enabled = false',
-        '',
-        '[model_providers.hookgate]',
-        'name = "hookgate fake"',
-        `base_url = ${JSON.stringify(opts.modelUrl)}`,
-        'wire_api = "responses"',
-        'request_max_retries = 0',
-        'stream_max_retries = 0',
-        '',
+        ...fakeModelToml(opts.modelUrl),
         ...(opts.extraToml?.(root) ?? []),
         opts.hooksToml ? await opts.hooksToml(configFile, codexHome) : '',
       ].join('\n'),
