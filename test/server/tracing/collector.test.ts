@@ -172,7 +172,10 @@ describe.skipIf(SKIP_OTELCOL)(`traces in a real OpenTelemetry Collector${otelcol
     await gw.decisions.flush();
     const spans = await collector.waitFor((s) => callSpans(s, 'logged_call').server !== undefined);
     const id = callSpans(spans, 'logged_call').server!.attributes['hookgate.decision.id'];
-    const log = collector.logs().find((l) => l.attributes['hookgate.decision.id'] === id);
+    // The file exporter writes logs in batches of their own, apart from the spans: wait for this one.
+    const ofCall = () => collector.logs().find((l) => l.attributes['hookgate.decision.id'] === id);
+    await expect.poll(ofCall, { timeout: 20_000 }).toBeDefined();
+    const log = ofCall();
     expect(log).toMatchObject({
       eventName: 'hookgate.decision',
       attributes: { 'event.name': 'hookgate.decision', 'hookgate.tenant': 'acme', 'hookgate.hook': 'ok' },
