@@ -315,7 +315,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       parsed.message,
       c.get('requestId'),
       'return',
-      c.req.header('traceparent'),
+      { traceparent: c.req.header('traceparent'), signal: c.req.raw.signal },
     );
     if (response === null) return c.body(null, 202);
     if (typeof response !== 'string') throw rateLimited(response);

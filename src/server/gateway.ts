@@ -77,7 +77,15 @@ export interface CallOrigin extends HostTraits {
   describeAnswer?: (answer: Record<string, unknown>) => string;
   /** The W3C `traceparent` the host sent with the call (a header), if any: the call's parent span. */
   traceparent?: string;
+  /**
+   * Aborted when the host goes away before its answer (an HTTP client that disconnects): a call
+   * held for a person then ends at once instead of at its deadline.
+   */
+  signal?: AbortSignal;
 }
+
+/** What a transport knows about one native call besides the message: see CallOrigin. */
+export type CallContextIn = Pick<CallOrigin, 'traceparent' | 'signal'>;
 
 /**
  * Follows each call for tracing: told when the hook is asked (answering the trace context to send
@@ -183,7 +191,7 @@ export class Gateway {
     msg: JsonRpcMessage,
     requestId?: string,
     refusals?: undefined,
-    traceparent?: string,
+    call?: CallContextIn,
   ): Promise<string | null>;
   /**
    * With `refusals: 'return'`, a call refused by a limit comes back as the Refusal instead of its
@@ -195,7 +203,7 @@ export class Gateway {
     msg: JsonRpcMessage,
     requestId: string | undefined,
     refusals: 'return',
-    traceparent?: string,
+    call?: CallContextIn,
   ): Promise<string | null | Refusal>;
   async respond(
     principal: Principal,
@@ -203,12 +211,17 @@ export class Gateway {
     msg: JsonRpcMessage,
     requestId?: string,
     refusals?: 'return',
-    traceparent?: string,
+    call: CallContextIn = {},
   ): Promise<string | null | Refusal> {
     const immediate = this.route(principal, hook, msg);
     if (immediate !== undefined) return immediate === null ? null : this.serialise(hook, '', immediate);
     const { id, method, params } = msg as { id: JsonRpcId; method: string; params: Record<string, unknown> };
-    const origin: CallOrigin = { dialect: PICOCLAW, requestId, traceparent };
+    const origin: CallOrigin = {
+      dialect: PICOCLAW,
+      requestId,
+      traceparent: call.traceparent,
+      signal: call.signal,
+    };
     const result = await this.admitted(principal, hook, method, params, origin);
     if (!(result instanceof Refusal)) return this.serialise(hook, method, success(id, result));
     if (refusals === 'return') return result;
@@ -649,6 +662,7 @@ export class Gateway {
         expiresAt: decision.time + timeoutMs,
       },
       { args: original.arguments, reason: person.reason },
+      { signal: origin.signal },
     );
     const done = await outcome;
     decision.approval = {

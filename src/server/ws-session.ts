@@ -212,21 +212,23 @@ export class WsSession {
       rememberParamsText(msg, text);
     }
     const traceparent = messageTraceparent(msg) ?? this.opts.traceparent;
-    this.gateway.respond(this.principal, this.hook, msg, this.opts.connectionId, undefined, traceparent).then(
-      (text) => {
-        // sendText never throws: a failed send is logged there.
-        if (text !== null) this.sendText(text);
-        if (counted) this.finished();
-      },
-      (err: unknown) => {
-        // respond() never rejects; this is a last line of defence that still answers the call.
-        this.opts.log.error({ err: String(err), connection_id: this.opts.connectionId }, 'ws call failed');
-        if (counted) {
-          this.sendJson(failure((msg as { id: JsonRpcId }).id, ErrorCode.InternalError, 'internal error'));
-          this.finished();
-        }
-      },
-    );
+    this.gateway
+      .respond(this.principal, this.hook, msg, this.opts.connectionId, undefined, { traceparent })
+      .then(
+        (text) => {
+          // sendText never throws: a failed send is logged there.
+          if (text !== null) this.sendText(text);
+          if (counted) this.finished();
+        },
+        (err: unknown) => {
+          // respond() never rejects; this is a last line of defence that still answers the call.
+          this.opts.log.error({ err: String(err), connection_id: this.opts.connectionId }, 'ws call failed');
+          if (counted) {
+            this.sendJson(failure((msg as { id: JsonRpcId }).id, ErrorCode.InternalError, 'internal error'));
+            this.finished();
+          }
+        },
+      );
   }
 
   private finished(): void {

@@ -129,4 +129,24 @@ describe('ask_human: a person decides through the gateway', () => {
     await gw.approvals.decide('acme', (await parked()).id, { approve: true, approver: 'alice' });
     expect((await approve).result).toEqual({ approved: true, reason: 'approved by alice' });
   });
+
+  it('a host that goes away ends its held call at once, not at the deadline', async () => {
+    const gone = new AbortController();
+    const call = fetch(`${gw.url}/v1/tenants/acme/hooks/guard`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await gw.token()}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.before_tool', params: push }),
+      signal: gone.signal,
+    }).catch((err: Error) => err.name);
+    const request = await parked();
+    gone.abort();
+    expect(await call).toBe('AbortError');
+    // The guard hook's deadline is a minute: the request ends well before it, as abandoned.
+    await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(0);
+    await expect(
+      gw.approvals.decide('acme', request.id, { approve: true, approver: 'alice' }),
+    ).rejects.toMatchObject({
+      code: 'EXPIRED',
+    });
+  });
 });

@@ -69,6 +69,7 @@ export async function answerClaudeCode(
     ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
     traceparent: c.req.header('traceparent'),
+    signal: c.req.raw.signal,
     // Audited as what Claude Code gets (a refused approval is `{}` there), not in PicoClaw's terms.
     describeAnswer: (a) => answeredLabel(toHostAnswer(request, a)),
   };

@@ -52,6 +52,7 @@ export async function answerCommandHost(
     hostApproves: host.hostApproves,
     requestId,
     traceparent: c.req.header('traceparent'),
+    signal: c.req.raw.signal,
     // Audited as what the host gets, not in PicoClaw's terms.
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, a)),
   };
@@ -99,6 +100,7 @@ async function approvalOf(
     hostApproves: true,
     requestId: c.get('requestId'),
     traceparent: c.req.header('traceparent'),
+    signal: c.req.raw.signal,
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, answer, a)),
   };
   const approval = await gateway.invoke(c.get('principal'), hook, Method.ApproveTool, params, origin);

@@ -48,6 +48,7 @@ export async function answerHermes(
     ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
     traceparent: c.req.header('traceparent'),
+    signal: c.req.raw.signal,
   };
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
