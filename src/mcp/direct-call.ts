@@ -1,6 +1,9 @@
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   classifyInboundRequest,
   isJsonContentType,
+  LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -63,9 +66,10 @@ export function plainToolCall(request: Request, body: unknown): PlainToolCall | 
  * headers mirroring the body exactly (MCP-Protocol-Version 2026-07-28, Mcp-Method tools/call,
  * Mcp-Name the tool's name, no whitespace or Base64 sentinel to decode). The envelope is judged by
  * the SDK's own classifier (once per distinct envelope, see servedEnvelopes); besides it `_meta`
- * may hold a string or integer `progressToken` (this server sends no progress) and keys of the
- * client's own (`claudecode/toolUseId`), which the SDK passes through. The modern handler would classify, build, connect and close a server per
- * request and validate the envelope, the request and the result again with zod.
+ * may hold a string or integer `progressToken` (this server sends no progress) and anything else
+ * (`claudecode/toolUseId`, a `traceparent`), which the SDK passes through. The modern handler would
+ * classify, build, connect and close a server per request and validate the envelope, the request
+ * and the result again with zod.
  */
 function modernToolCall(
   request: Request,
@@ -116,26 +120,25 @@ const servedEnvelopes = new Set<string>();
 const MAX_ENVELOPES = 1024;
 
 /**
- * The envelope's text, without what changes per call and which the classifier does not judge: the
- * `progressToken` (its type checked above) and keys of the client's own (`claudecode/toolUseId`:
- * a prefix that is not MCP's, which the SDK passes through).
+ * The envelope's text: the members the SDK's envelope schema judges (a loose object: every other
+ * key of `_meta` passes through unjudged, and `progressToken`, which it also judges, is checked
+ * above), in a fixed order. What changes per call (`progressToken`, `claudecode/toolUseId`, a
+ * `traceparent`) is not in it, so one session's calls share one verdict.
  */
 function envelopeKey(meta: Record<string, unknown>): string {
   let key = '';
-  for (const k in meta) {
-    if (k === 'progressToken' || isClientKey(k)) continue;
-    key += `${JSON.stringify(k)}:${JSON.stringify(meta[k])},`;
-  }
+  // `-` for an absent member: no JSON text, so it is told from any value (null included).
+  for (const k of JUDGED_ENVELOPE_KEYS) key += `${k in meta ? JSON.stringify(meta[k]) : '-'},`;
   return key;
 }
 
-/** A `_meta` key under a prefix of the client's own: MCP reserves prefixes naming it (or `mcp`). */
-function isClientKey(k: string): boolean {
-  const slash = k.indexOf('/');
-  if (slash === -1) return false;
-  const prefix = k.slice(0, slash).toLowerCase();
-  return !prefix.includes('modelcontextprotocol') && !prefix.includes('mcp');
-}
+/** The SDK's reserved envelope members (its RESERVED_ENVELOPE_META_KEYS, not exported). */
+const JUDGED_ENVELOPE_KEYS = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+];
 
 /**
  * The SDK's answer to a plain tools/call whose result is text only, written without it: the same

@@ -210,6 +210,16 @@ describe('a plain tools/call answered without the SDK', () => {
     ],
     // Claude Code's envelope was judged already (the cases above): these differ from it in one key.
     [
+      'no clientInfo',
+      claude('lookup', { ...BARE_META, 'io.modelcontextprotocol/clientInfo': undefined }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
+      'clientInfo null',
+      claude('lookup', { ...BARE_META, 'io.modelcontextprotocol/clientInfo': null }),
+      CLAUDE_HEADERS('lookup'),
+    ],
+    [
       'a fractional progress token',
       claude('lookup', { ...CLAUDE_META, progressToken: 1.5 }),
       CLAUDE_HEADERS('lookup'),
