@@ -2,18 +2,19 @@
  * Noisy neighbour: does one tenant's `matches()` on a huge argument move another tenant's latency?
  *
  * One real gateway process (`hookgate serve --config`) hosts two tenants. Tenant B has the weather
- * SDK hook and sends small calls one after another, recording each round trip. Tenant A, from its
+ * SDK hook and sends small calls at a fixed rate (every 5 ms), each timed from when it was due. Tenant A, from its
  * own process, sends calls one after another whose argument `x` fills the request up to the
  * gateway's `server.max_body_bytes`, to a rules hook; in interleaved phases (order rotating every
  * round) A is idle, calls a hook whose rule is trivial (`args.x == "y"`: the call is read, parsed and
- * ruled on, the pattern costs nothing), or calls a hook whose rule runs `args.x.matches("(a+)+$")`
+ * ruled on, the pattern costs nothing), one whose trivial rule holds (`args.x != "y"`: denied, as
+ * the regex rule's calls are), or one whose rule runs `args.x.matches("(a+)+$")`
  * on `a…a!` (no match: the matcher reads until its step budget runs out, and the rule denies,
  * failing closed). Reported per phase: B's p50 and p99 (median over rounds), A's calls per second
  * and answers, and the gateway's CPU per A call. With `--before DIR` a second gateway, started
  * from another checkout (`DIR/bin/hookgate.js`, e.g. the commit before the lazy DFA), runs the same
  * phases in the same rounds.
  *
- *   npx tsx bench/noisy-neighbour.ts [--rounds 5] [--phase-ms 5000] [--body-mib 8] [--before DIR]
+ *   npx tsx bench/noisy-neighbour.ts [--rounds 5] [--phase-ms 5000] [--body-mib 8] [--b-interval-ms 5] [--before DIR]
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -132,6 +133,8 @@ function configDocument(port: number, bodyBytes: number): Record<string, unknown
         hooks: {
           regex: rulesHook(`args.x.matches("${PATTERN}")`),
           trivial: rulesHook('args.x == "y"'),
+          // Trivial too, but it holds: the call is denied as the regex rule's is (fails closed).
+          deny: rulesHook('args.x != "y"'),
         },
       },
       b: {
@@ -191,12 +194,36 @@ async function startOne(label: string, dir: string, work: string, bodyBytes: num
   });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(url, proc);
-  const b = new HttpClient(`${label} b`, url, '/v1/tenants/b/hooks/weather', bToken, 1);
+  const b = new HttpClient(`${label} b`, url, '/v1/tenants/b/hooks/weather', bToken, 8);
   return { label, url, proc, b, aToken };
 }
 
-type Phase = 'idle' | 'trivial' | 'regex';
-const PHASES: Phase[] = ['idle', 'trivial', 'regex'];
+/**
+ * B's calls at a fixed rate, each timed from when it was due, not from when it left: a call that
+ * waits behind A's work is counted as waiting (one after another, B's next call would start in
+ * the gap after A's work and miss the wait: coordinated omission). Microseconds.
+ */
+async function paced(
+  client: HttpClient,
+  t: ReturnType<typeof template>,
+  intervalMs: number,
+  timeMs: number,
+): Promise<number[]> {
+  const samples: number[] = [];
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  for (let i = 0; i * intervalMs < timeMs; i++) {
+    const due = start + i * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(client.call(t).then(() => void samples.push((performance.now() - due) * 1000)));
+  }
+  await Promise.all(pending);
+  return samples;
+}
+
+type Phase = 'idle' | 'trivial' | 'deny' | 'regex';
+const PHASES: Phase[] = ['idle', 'trivial', 'deny', 'regex'];
 
 interface Row {
   gateway: string;
@@ -218,8 +245,10 @@ async function main(): Promise<void> {
       'phase-ms': { type: 'string', default: '5000' },
       'body-mib': { type: 'string', default: '8' },
       before: { type: 'string' },
+      'b-interval-ms': { type: 'string', default: '5' },
     },
   });
+  const intervalMs = Number(values['b-interval-ms']);
   const rounds = Number(values.rounds);
   const phaseMs = Number(values['phase-ms']);
   const bodyBytes = Math.round(Number(values['body-mib']) * 1024 * 1024);
@@ -248,7 +277,7 @@ async function main(): Promise<void> {
         sender.send({ start });
         await new Promise((res) => setTimeout(res, 300)); // A's first call under way
       }
-      const us = await sequential(g.b, small, { warm: 0, max: 1_000_000, timeMs: phaseMs });
+      const us = await paced(g.b, small, intervalMs, phaseMs);
       let aAnswers: Record<string, number> = {};
       if (phase !== 'idle') {
         const done = new Promise<Record<string, number>>((res) =>
@@ -280,7 +309,7 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\nB's round trip, median over ${rounds} rounds of ${phaseMs} ms; A's calls carry ${(bodyBytes / 2 ** 20).toFixed(1)} MiB (server.max_body_bytes)`,
+    `\nB's latency (from when each call was due, one every ${intervalMs} ms), median over ${rounds} rounds of ${phaseMs} ms; A's calls carry ${(bodyBytes / 2 ** 20).toFixed(1)} MiB (server.max_body_bytes)`,
   );
   console.log(
     '| gateway | tenant A | B p50 µs | B p99 µs | B p50 / idle | A calls/s | gateway CPU ms per A call | A answers |',
@@ -311,11 +340,13 @@ async function main(): Promise<void> {
   for (const g of gateways) {
     const within = (p: Phase) =>
       rows.filter((x) => x.gateway === g.label && x.phase === p).sort((x, y) => x.round - y.round);
-    const ratios = within('regex').map((x, i) => x.p50 / within('trivial')[i]!.p50);
-    const p99s = within('regex').map((x, i) => x.p99 / within('trivial')[i]!.p99);
-    console.log(
-      `${g.label}: B p50 regex / trivial within a round: median ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')}); p99 ${median(p99s).toFixed(2)}×`,
-    );
+    for (const base of ['trivial', 'deny'] as const) {
+      const ratios = within('regex').map((x, i) => x.p50 / within(base)[i]!.p50);
+      const p99s = within('regex').map((x, i) => x.p99 / within(base)[i]!.p99);
+      console.log(
+        `${g.label}: B p50 regex / ${base} within a round: median ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')}); p99 ${median(p99s).toFixed(2)}×`,
+      );
+    }
   }
   sender.kill();
   for (const g of gateways) {

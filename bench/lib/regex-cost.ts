@@ -133,7 +133,9 @@ function msToError(pattern: string, input: string, engine: 'nfa' | 'dfa'): numbe
 /**
  * What a match that uses the whole step budget (MAX_MATCH_STEPS) costs, each engine, median of
  * `rounds` interleaved: the budget is counted in the Pike VM's steps on both, so it runs out at the
- * same character; the DFA only gets there sooner. Patterns: one whose transitions are all cached
+ * same character; the DFA only gets there sooner. Each timed match is a fresh pattern (an empty
+ * cache) after warm-up calls (a process's first few take several times longer, before the JIT has
+ * compiled the loop). Patterns: one whose transitions are all cached
  * after a few characters, and one whose DFA is exponential (almost every transition computed).
  */
 export function budgetCost(rounds = 5): BudgetCost[] {
@@ -153,6 +155,9 @@ export function budgetCost(rounds = 5): BudgetCost[] {
     { name: '(a|b)*a(a|b){14}c on random a/b (exponential DFA)', pattern: '(a|b)*a(a|b){14}c', input: ab },
   ];
   return cases.map((c) => {
+    // The first calls in a process run before the JIT has compiled the loop: warm both up first.
+    for (let w = 0; w < 3; w++)
+      for (const engine of ['nfa', 'dfa'] as const) msToError(c.pattern, c.input, engine);
     const times = { nfa: [] as number[], dfa: [] as number[] };
     for (let r = 0; r < rounds; r++) {
       for (const engine of r % 2 === 0 ? (['nfa', 'dfa'] as const) : (['dfa', 'nfa'] as const)) {

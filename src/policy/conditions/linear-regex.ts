@@ -782,6 +782,12 @@ export const MAX_DFA_SLOTS = 8192;
 /** Program counters stored across all cached state sets, bounded for the same reason. */
 const MAX_DFA_SET_PCS = 16_384;
 
+/** UTF-16 units encoded per run of the hot loop, first and at most; the shared buffer for them. */
+const MIN_RUN = 64;
+const MAX_RUN = 16_384;
+const ENCODER = new TextEncoder();
+const RUN_BYTES = new Uint8Array(MAX_RUN * 3);
+
 /** Transitions computed in one match before the DFA may hand over to the Pike VM (`handOver`). */
 const MIN_MISSES = 1000;
 
@@ -886,25 +892,49 @@ class LazyDfa {
     for (;;) {
       // The hot loop: ASCII characters along cached transitions, one array read each.
       const { charClass, width, next, cost, firstChar } = this;
-      while (pos < n) {
-        if (state === 0 && firstChar !== '') skippable ??= !SURROGATE.test(input);
-        if (state === 0 && skippable === true) {
-          const to = input.indexOf(firstChar, pos);
-          const skipped = (to === -1 ? n : to) - pos;
-          budget -= skipped * this.idleCost;
+      if (firstChar !== '') skippable ??= !SURROGATE.test(input);
+      if (skippable === true) {
+        while (pos < n) {
+          if (state === 0) {
+            const to = input.indexOf(firstChar, pos);
+            const skipped = (to === -1 ? n : to) - pos;
+            budget -= skipped * this.idleCost;
+            if (budget < 0) throw overBudget(this.pattern, this.maxSteps);
+            pos += skipped;
+            if (pos === n) break;
+          }
+          const cp = input.charCodeAt(pos);
+          if (cp >= 128) break;
+          const slot = state * width + charClass[cp]!;
+          const to = next[slot]!;
+          if (to < 0) break; // not cached yet, or the match
+          budget -= cost[slot]!;
           if (budget < 0) throw overBudget(this.pattern, this.maxSteps);
-          pos += skipped;
-          if (pos === n) break;
+          state = to;
+          pos++;
         }
-        const cp = input.charCodeAt(pos);
-        if (cp >= 128) break;
-        const slot = state * width + charClass[cp]!;
-        const to = next[slot]!;
-        if (to < 0) break; // not cached yet, or the match
-        budget -= cost[slot]!;
-        if (budget < 0) throw overBudget(this.pattern, this.maxSteps);
-        state = to;
-        pos++;
+      } else {
+        // The input read as UTF-8 in growing runs (TextEncoder, native): up to its first byte over
+        // 127, a run's bytes are the input's code units one for one, and a typed array is read
+        // faster than charCodeAt is called (much faster where a library has put String.prototype
+        // in dictionary mode, as some Node clients do). A run stops at the first character the
+        // loop cannot take; the next starts small, so the bytes encoded stay linear in the input.
+        let run = MIN_RUN;
+        bytes: while (pos < n) {
+          const written = ENCODER.encodeInto(input.slice(pos, pos + run), RUN_BYTES).written;
+          for (let k = 0; k < written; k++) {
+            const cp = RUN_BYTES[k]!;
+            if (cp >= 128) break bytes;
+            const slot = state * width + charClass[cp]!;
+            const to = next[slot]!;
+            if (to < 0) break bytes; // not cached yet, or the match
+            budget -= cost[slot]!;
+            if (budget < 0) throw overBudget(this.pattern, this.maxSteps);
+            state = to;
+            pos++;
+          }
+          run = Math.min(run * 2, MAX_RUN);
+        }
       }
       // Anything else, one character (or the end of the input) at a time.
       let cp = -1;
