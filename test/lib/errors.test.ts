@@ -12,6 +12,8 @@ import { WebhookSecretError } from '../../src/core/webhook-signature.js';
 import { HookgateError } from '../../src/lib/errors.js';
 import { UsageError } from '../../src/node/cli/commands/command.js';
 import { RedisReplyError } from '../../src/node/redis/redis-client.js';
+import { CodexMergeRefused } from '../../src/hosts/codex/config-merge.js';
+import { TomlSyntaxError } from '../../src/hosts/codex/toml.js';
 import { BadAnswer } from '../../src/policy/enforce-tool.js';
 
 const SRC = new URL('../../src', import.meta.url).pathname;
@@ -37,6 +39,8 @@ describe('HookgateError', () => {
       [new RedisReplyError('ERR x'), 'REDIS_ERROR_REPLY', 'RedisReplyError'],
       [new BadAnswer('x'), 'BAD_ANSWER', 'BadAnswer'],
       [new UsageError('x'), 'USAGE', 'UsageError'],
+      [new CodexMergeRefused('x'), 'CODEX_CONFIG_REFUSED', 'CodexMergeRefused'],
+      [new TomlSyntaxError('x', 1), 'TOML_SYNTAX', 'TomlSyntaxError'],
     ];
     for (const [err, code, name] of cases) {
       expect(err).toBeInstanceOf(HookgateError);

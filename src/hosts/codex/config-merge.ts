@@ -1,3 +1,4 @@
+import { HookgateError } from '../../lib/errors.js';
 import type { ShimEvents } from '../command/shim-entries.js';
 import { CODEX_HOOK_EVENTS, codexGroupToml, codexTrustHash, codexTrustToml } from './setup.js';
 import {
@@ -11,9 +12,9 @@ import {
 } from './toml.js';
 
 /** Why `setup codex --write` leaves a config.toml as it is. */
-export class CodexMergeRefused extends Error {
+export class CodexMergeRefused extends HookgateError<'CODEX_CONFIG_REFUSED'> {
   constructor(message: string) {
-    super(message);
+    super('CODEX_CONFIG_REFUSED', message);
     this.name = 'CodexMergeRefused';
   }
 }

@@ -5,6 +5,7 @@
  * as it was. Values: strings, `bigint` integers, `number` floats, booleans, dates and times as
  * {@link TomlDate} (their text), arrays and tables (null-prototype objects).
  */
+import { HookgateError } from '../../lib/errors.js';
 
 export class TomlDate {
   constructor(readonly text: string) {}
@@ -38,12 +39,12 @@ export interface TomlDocument {
   entries: TomlEntry[];
 }
 
-export class TomlSyntaxError extends Error {
+export class TomlSyntaxError extends HookgateError<'TOML_SYNTAX'> {
   constructor(
     message: string,
     readonly line: number,
   ) {
-    super(`line ${line}: ${message}`);
+    super('TOML_SYNTAX', `line ${line}: ${message}`);
     this.name = 'TomlSyntaxError';
   }
 }
