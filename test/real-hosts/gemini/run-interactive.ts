@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -88,12 +88,26 @@ export async function runGeminiTty(opts: {
       '--skip-trust',
       ...opts.flags,
     ]);
-    child = spawn('script', ['-q', '-f', '-e', '-c', `stty rows 40 cols 120; exec ${gemini}`, '/dev/null'], {
-      cwd: home.project,
-      env: home.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
+    // `script` puts the shell in a session of its own: the shell notes its pid, which Gemini then
+    // has (exec), leading a process group with the child Gemini relaunches itself as.
+    const pidFile = join(home.root, 'gemini.pid');
+    child = spawn(
+      'script',
+      [
+        '-q',
+        '-f',
+        '-e',
+        '-c',
+        `stty rows 40 cols 120; echo $$ > ${shellJoin([pidFile])}; exec ${gemini}`,
+        '/dev/null',
+      ],
+      {
+        cwd: home.project,
+        env: home.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     let raw = '';
     const run: TtyRun = { matched: undefined, fileAppeared: false, screen: '' };
     const file = opts.untilFile;
@@ -128,7 +142,16 @@ export async function runGeminiTty(opts: {
     run.screen = plain(raw);
     return run;
   } finally {
-    // The whole group: script, the shell and Gemini.
+    // Gemini's group (it outlives the pseudo-terminal), then script's.
+    const pid = Number(
+      existsSync(join(home.root, 'gemini.pid')) ? readFileSync(join(home.root, 'gemini.pid'), 'utf8') : '',
+    );
+    if (pid > 0)
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     if (child?.pid !== undefined && child.exitCode === null) {
       const closed = new Promise((r) => child!.on('close', r));
       try {
