@@ -9,7 +9,8 @@ import { toHostAnswer } from './response.js';
 export const gemini: CommandHost = {
   dialect: 'gemini',
   label: 'Gemini CLI',
-  // No verdict hookgate sends skips an approval of Gemini's.
+  // No verdict hookgate sends skips an approval of Gemini's: Gemini has none that does (a
+  // BeforeTool `allow` leaves its confirmation, seen on 0.61.0's interactive screen).
   hostApproves: false,
   toHookRequest,
   toHostAnswer,
