@@ -237,9 +237,13 @@ describe('grants', () => {
     expect(r.body).toEqual({});
   });
 
-  // Codex PermissionRequest was not captured: its stdin is Codex's PreToolUse shape under that event.
-  const permissionRequest = () =>
-    JSON.stringify({ ...JSON.parse(exchange('codex', '01').stdin), hook_event_name: 'PermissionRequest' });
+  // Codex 0.169.0's PermissionRequest stdin, as its app-server run showed it (test/real-hosts/codex/
+  // permission-request.test.ts): the PreToolUse shape under that event, without tool_use_id, and
+  // permission_mode "default" (approval on-request).
+  const permissionRequest = () => {
+    const { tool_use_id: _, ...pre } = JSON.parse(exchange('codex', '01').stdin);
+    return JSON.stringify({ ...pre, hook_event_name: 'PermissionRequest', permission_mode: 'default' });
+  };
 
   it('Codex PermissionRequest approved:true → allow only within approve_tools', async () => {
     recorder().answer = () => ({ approved: true });
