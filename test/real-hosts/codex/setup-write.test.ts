@@ -87,12 +87,14 @@ describe.skipIf(!codexInstalled)(
           hooksToml: (configFile) => userToml(configFile, marker),
           prepare: async (_file, codexHome) => {
             before = readFileSync(join(codexHome, 'config.toml'), 'utf8');
-            for (let k = 0; k < 2; k++)
+            // First at an address the gateway is not at (as before a move), then at its own, twice:
+            // the second replaces the first in place (new command, new hash), the third changes nothing.
+            for (const url of ['http://127.0.0.1:9', gw.url, gw.url])
               writes.push(
                 await runCli(
                   [
                     ...['setup', 'codex', '--config', hookgateConfig, '--tenant', 'acme', '--hook', 'strict'],
-                    ...['--url', gw.url, '--command', shellJoin(HOOKGATE_ARGV), '--write'],
+                    ...['--url', url, '--command', shellJoin(HOOKGATE_ARGV), '--write'],
                   ],
                   { cwd: dir, env: { ...process.env, CODEX_HOME: codexHome } },
                 ),
@@ -107,13 +109,16 @@ describe.skipIf(!codexInstalled)(
       }
     }
 
-    it('merged: both hooks run, the settings hold, and a second --write changes nothing', async () => {
+    it('merged: both hooks run, the settings hold; a re-run replaces its own group, a third changes nothing', async () => {
       const r = await run();
-      expect(r.writes.map((w) => w.code)).toEqual([0, 0]);
+      expect(r.writes.map((w) => w.code)).toEqual([0, 0, 0]);
       expect(r.writes[0]!.err).toContain('merged the hooks and their trust entries into');
-      expect(r.writes[1]!.err).toContain('unchanged');
+      expect(r.writes[1]!.err).toContain('merged the hooks and their trust entries into');
+      expect(r.writes[2]!.err).toContain('unchanged');
       expect(r.config.startsWith(r.before)).toBe(true);
       expect(r.config).toMatch(/:pre_tool_use:1:0"\]\ntrusted_hash = "sha256:/);
+      expect(r.config).not.toContain('127.0.0.1:9/');
+      expect(r.config).not.toContain(':pre_tool_use:2:0');
       // hookgate's hook ran (Codex trusted it) and so did the user's.
       expect(recorder().calls.map((c) => c.method)).toEqual(['hook.before_tool', 'hook.after_tool']);
       expect(recorder().calls[0]).toMatchObject({ params: { tool: 'Bash' } });
@@ -126,7 +131,7 @@ describe.skipIf(!codexInstalled)(
     it("merged: hookgate's deny blocks the command, the model reads the reason", async () => {
       recorder().answer = () => ({ action: 'deny_tool', reason: 'not after setup either' });
       const r = await run();
-      expect(r.writes.map((w) => w.code)).toEqual([0, 0]);
+      expect(r.writes.map((w) => w.code)).toEqual([0, 0, 0]);
       expect(r.stderr).toContain('hook: PreToolUse Blocked');
       expect(r.toolResults).toEqual([expect.stringContaining('not after setup either')]);
       expect(r.toolResults[0]).not.toContain('hookgate-e2e-kept');
