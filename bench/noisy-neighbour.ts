@@ -216,7 +216,9 @@ async function paced(
     const due = start + i * intervalMs;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push(client.call(t).then(() => void samples.push((performance.now() - due) * 1000)));
+    // A timer may fire a little early: then the call is timed from when it left.
+    const from = Math.max(due, performance.now());
+    pending.push(client.call(t).then(() => void samples.push((performance.now() - from) * 1000)));
   }
   await Promise.all(pending);
   return samples;

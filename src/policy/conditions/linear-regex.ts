@@ -789,7 +789,7 @@ const ENCODER = new TextEncoder();
 const RUN_BYTES = new Uint8Array(MAX_RUN * 3);
 
 /** Transitions computed in one match before the DFA may hand over to the Pike VM (`handOver`). */
-const MIN_MISSES = 1000;
+const MIN_MISSES = 256;
 
 const UNKNOWN = -1;
 const MATCH = -2;
