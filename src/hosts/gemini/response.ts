@@ -7,9 +7,10 @@ import { toolVerdict } from '../command/tool-verdict.js';
  * - A block is `decision: "deny"` with the reason (the model reads `Tool execution blocked: …`).
  * - A rewrite is `hookSpecificOutput.tool_input`, which replaces all the arguments: the complete
  *   input goes (rewrite_tools).
- * - Never `allow`: whether it skips Gemini's confirmation is not established (in headless runs the
- *   shell tool is offered only in yolo mode, which confirms nothing). `ask` only for a gateway
- *   rule's ask: Gemini's own, which ends a headless run without running the tool.
+ * - Never `allow`: on the real Gemini CLI 0.61.0 a hook's allow skips nothing (its scheduler reads
+ *   block, stop, ask and a rewrite from BeforeTool; the confirmation still shows; see
+ *   docs/hosts/gemini.md). `ask` only for a gateway rule's ask: Gemini's own, which ends a
+ *   headless run without running the tool.
  *   "No objection" is `{}`, printed as nothing.
  */
 export function toHostAnswer(
