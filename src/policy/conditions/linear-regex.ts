@@ -924,6 +924,7 @@ class LazyDfa {
         let run = MIN_RUN;
         bytes: while (pos < n) {
           const written = ENCODER.encodeInto(input.slice(pos, pos + run), RUN_BYTES).written;
+          if (written === 0) break; // cannot happen (pos < n): never spin if it did
           for (let k = 0; k < written; k++) {
             const cp = RUN_BYTES[k]!;
             if (cp >= 128) break bytes;
