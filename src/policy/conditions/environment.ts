@@ -22,10 +22,12 @@ const MAX_DEPTH = 32;
 /**
  * Patterns compiled so far, shared by every condition: literal patterns are compiled (and refused)
  * at load and found here on each call; a pattern computed from a call's arguments is compiled on
- * first use. Bounded: when full it starts over, so arguments cannot grow it without limit.
+ * first use. Bounded: when full it starts over, so arguments cannot grow it without limit. Each
+ * pattern's lazy DFA may hold up to about 100 KiB of transitions, so 256 patterns bound the whole
+ * at about 25 MiB even when every call brings a pattern of its own.
  */
 const patterns = new Map<string, LinearRegex>();
-const MAX_CACHED_PATTERNS = 1024;
+const MAX_CACHED_PATTERNS = 256;
 
 export function linearRegex(pattern: string): LinearRegex {
   let re = patterns.get(pattern);
