@@ -547,9 +547,15 @@ describe('a hosted stdio hook cannot reach the secrets the gateway needs', () =>
           0,
           lines.findIndex((l) => /^shutting down/.test(l.msg)),
         );
-        expect(untilShutdown).not.toContainEqual(
-          expect.objectContaining({ tenant: 'globex', msg: 'hook process exited' }),
-        );
+        // It never exited, but for bwrap's own transient failure to set up the new namespace's
+        // loopback under many concurrent namespace creations (retried by the backend): every exit
+        // of globex's hook must come with that line on its stderr, and nothing else may end it.
+        const globex = untilShutdown.filter((l) => l.tenant === 'globex');
+        const exits = globex.filter((l) => l.msg === 'hook process exited').length;
+        const bwrapLoopback = globex.filter(
+          (l) => l.msg === 'hook stderr' && /^bwrap: loopback: Failed RTM_NEWADDR/.test(String(l.stderr)),
+        ).length;
+        expect(exits).toBeLessThanOrEqual(bwrapLoopback);
       },
       // Measured at 2-4 s; the bound is for a machine many times busier.
       240_000,
