@@ -33,6 +33,13 @@ export interface HostTraits {
 }
 
 /**
+ * A host's traits by the dialect label its calls and records carry (the one table is
+ * src/hosts/traits.ts); undefined for a label no route uses. Replay and `rules test` take it, so
+ * the policy itself names no host.
+ */
+export type TraitsOf = (dialect: string) => Readonly<HostTraits> | undefined;
+
+/**
  * Checks and rewrites a hook's answer for one call before it leaves the gateway. Pure: no I/O, no
  * clock. `original` is the host's params, `shown` what the hook was given (see minimiseParams).
  * A result PicoClaw could not decode is `ok: false` (the caller answers with the failure mode).

@@ -15,18 +15,12 @@ import type { GatewayConfig } from '../config/runtime.js';
 import { Method } from '../protocol/methods.js';
 import { askedPerson } from './answers.js';
 import type { CallFacts } from './grant-check.js';
-import { applyPolicy } from './index.js';
+import { applyPolicy, type TraitsOf } from './index.js';
 import { decideByRules } from './rule-decision.js';
 import { effectivePolicy } from './types.js';
 
 export const RULE_TEST_OUTCOMES = ['deny', 'ask', 'allow', 'continue'] as const;
 export type RuleTestOutcome = (typeof RULE_TEST_OUTCOMES)[number];
-
-/**
- * Hosts whose approval belongs to a person (an approval verdict skips it, so `approve_tools`
- * applies): as the hosts declare (src/hosts/<host>/index.ts, the Claude Code route).
- */
-export const HOSTS_WITH_OWN_APPROVAL: ReadonlySet<string> = new Set(['claude-code', 'codex', 'copilot']);
 
 const caseSchema = z
   .object({
@@ -58,7 +52,12 @@ export interface RuleTestResult {
 }
 
 /** One case under `config`. `now` is the time conditions see (fixed, so a test is repeatable). */
-export function runRuleTestCase(config: GatewayConfig, c: RuleTestCase, now: number): RuleTestResult {
+export function runRuleTestCase(
+  config: GatewayConfig,
+  c: RuleTestCase,
+  now: number,
+  traitsOf: TraitsOf,
+): RuleTestResult {
   const result = (got: RuleTestOutcome, why: string): RuleTestResult => ({
     name: c.name,
     expected: c.expect,
@@ -74,7 +73,13 @@ export function runRuleTestCase(config: GatewayConfig, c: RuleTestCase, now: num
   if (!hook.modes.has(mode)) {
     return { ...result('continue', `hook ${c.tenant}/${c.hook} does not have the ${mode} mode`), ok: false };
   }
-  const host = { hostApproves: HOSTS_WITH_OWN_APPROVAL.has(c.host) };
+  const host = traitsOf(c.host);
+  if (!host) {
+    return {
+      ...result('continue', `no host "${c.host}" (a dialect label: picoclaw, claude-code, …)`),
+      ok: false,
+    };
+  }
   const facts: CallFacts = { host: c.host, claims: c.claims, now, would: hook.shadow ? [] : undefined };
   const params = { meta: {}, tool: c.tool, arguments: c.args };
   const policy = effectivePolicy(hook);

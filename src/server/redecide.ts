@@ -9,14 +9,12 @@ import {
   effectivePolicy,
   failureAnswer,
   type HostTraits,
+  type TraitsOf,
   minimiseParams,
 } from '../policy/index.js';
 import { isCallMethod, Method, modeOf } from '../protocol/methods.js';
 import { answeredKind, type DecisionKind } from './decision.js';
 import { type DecisionRecordV1, verdictOf } from './decision-record.js';
-
-/** The traits of the host behind a dialect label, or undefined for one no route uses (src/hosts/traits.ts). */
-export type TraitsOf = (dialect: string) => Readonly<HostTraits> | undefined;
 
 /** A grant, rule or limit that decided; replay adds `hook_removed`. */
 export interface ReplayViolation {

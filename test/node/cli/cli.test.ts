@@ -268,10 +268,12 @@ describe('rules test', () => {
   it('exits 1 naming the case that does not hold', async () => {
     const dir = write(`cases:
   - { name: force push allowed?, tenant: acme, hook: guard, tool: exec, args: { command: "git push --force" }, expect: allow }
+  - { name: a host no route serves, tenant: acme, hook: guard, host: cursor, tool: exec, args: { command: ls }, expect: continue }
 `);
     const r = await cli(['rules', 'test', '--config', 'hookgate.yaml', 'cases.yaml'], {}, dir);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('FAIL force push allowed?: expected allow, got deny (rule "no-force-push")');
+    expect(r.stdout).toContain('FAIL a host no route serves: expected continue, got continue (no host "cursor"');
   });
 
   it('exits 2 on a usage error or a cases file that is not valid, naming the path', async () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { loadConfigFile, resolvePath } from '../../config-loader.js';
 import { fromZodIssues } from '../../../config/errors.js';
+import { hostTraitsOf } from '../../../hosts/traits.js';
 import { runRuleTestCase, ruleTestFileSchema } from '../../../policy/rule-test.js';
 import { defineCommand, usageError } from './command.js';
 
@@ -58,7 +59,7 @@ Exit 0 when every case holds; 1 when one does not; 2 when called wrongly or CASE
     const { config } = loadConfigFile(resolvePath(io.cwd, values.config), io.env);
     let failed = 0;
     for (const c of parsed.data.cases) {
-      const r = runRuleTestCase(config, c, CASE_TIME);
+      const r = runRuleTestCase(config, c, CASE_TIME, hostTraitsOf);
       if (!r.ok) failed++;
       const head = r.ok ? 'ok  ' : 'FAIL';
       const outcome = r.ok ? r.got : `expected ${r.expected}, got ${r.got}`;
