@@ -273,7 +273,9 @@ describe('rules test', () => {
     const r = await cli(['rules', 'test', '--config', 'hookgate.yaml', 'cases.yaml'], {}, dir);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('FAIL force push allowed?: expected allow, got deny (rule "no-force-push")');
-    expect(r.stdout).toContain('FAIL a host no route serves: expected continue, got continue (no host "cursor"');
+    expect(r.stdout).toContain(
+      'FAIL a host no route serves: expected continue, got continue (no host "cursor"',
+    );
   });
 
   it('exits 2 on a usage error or a cases file that is not valid, naming the path', async () => {
