@@ -19,7 +19,7 @@ import { readJsonBody } from '../../server/body.js';
 import { httpError, rateLimited } from '../../server/errors.js';
 import { OpenClawHookFields } from '../../server/openapi.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
-import type { Gateway } from '../../server/gateway.js';
+import type { CallOrigin, Gateway } from '../../server/gateway.js';
 import { hostAnswerText } from '../../server/host-answer.js';
 import { ROUTE_HOST_TRAITS } from '../traits.js';
 
@@ -47,7 +47,6 @@ export async function answerOpenClaw(
   const body = await readJsonBody(c, maxBodyBytes);
   const hook = c.get('hook');
   const requestId = c.get('requestId');
-  const traceparent = c.req.header('traceparent');
   const request = toHookRequest(body, { requestId, now: new Date().toISOString() });
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not an OpenClaw hook call: ${request.why}`);
@@ -57,25 +56,24 @@ export async function answerOpenClaw(
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer('{}');
   }
+  const origin: CallOrigin = {
+    dialect: DIALECT,
+    ...ROUTE_HOST_TRAITS[DIALECT],
+    requestId,
+    traceparent: c.req.header('traceparent'),
+    // The plugin gives up at its own timeout (under OpenClaw's 15 s hook budget) and cuts the
+    // request: a call held for a person then ends at once instead of at the hook's deadline.
+    signal: c.req.raw.signal,
+  };
   if (request.kind === 'execute') {
-    return answer(
-      JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, requestId, traceparent)),
-    );
+    return answer(JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, origin)));
   }
   const toHost = (a: Record<string, unknown>) => toHostAnswer(request, a);
   if (request.hook === 'before_tool_call') {
-    const out = await beforeToolCall(gateway, c.get('principal'), hook, request, requestId, traceparent);
+    const out = await beforeToolCall(gateway, c.get('principal'), hook, request, origin);
     return answer(hostAnswerText(hook, request.method, () => out, toHost));
   }
-  const result = await invoke(
-    gateway,
-    c.get('principal'),
-    hook,
-    request.method,
-    request.params,
-    requestId,
-    traceparent,
-  );
+  const result = await invoke(gateway, c.get('principal'), hook, request.method, request.params, origin);
   return answer(hostAnswerText(hook, request.method, () => toHost(result), toHost));
 }
 
@@ -91,10 +89,8 @@ async function executeTool(
   principal: Principal,
   hook: HookRuntime,
   request: Execute,
-  requestId: string,
-  traceparent: string | undefined,
+  origin: CallOrigin,
 ): Promise<OpenClawToolResult> {
-  const origin = { dialect: DIALECT, ...ROUTE_HOST_TRAITS[DIALECT], requestId, traceparent };
   // A `tools` entry's condition is checked here too, on the arguments OpenClaw would run.
   if (!gateway.admitsToolCall(principal, hook, request.params, 'error:unknown_tool', origin)) {
     return errorResult(`Unknown tool: ${request.tool}`);
@@ -118,15 +114,9 @@ async function invoke(
   hook: HookRuntime,
   method: CallMethod,
   params: Record<string, unknown>,
-  requestId: string,
-  traceparent: string | undefined,
+  origin: CallOrigin,
 ): Promise<Record<string, unknown>> {
-  const result = await gateway.invoke(principal, hook, method, params, {
-    dialect: DIALECT,
-    ...ROUTE_HOST_TRAITS[DIALECT],
-    requestId,
-    traceparent,
-  });
+  const result = await gateway.invoke(principal, hook, method, params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   return result;
 }
@@ -141,15 +131,14 @@ async function beforeToolCall(
   principal: Principal,
   hook: HookRuntime,
   request: Call,
-  requestId: string,
-  traceparent: string | undefined,
+  origin: CallOrigin,
 ): Promise<Record<string, unknown>> {
   const approves = hook.modes.has('approve');
   let out: Record<string, unknown> = {};
   if (hook.modes.has('tool') || !approves) {
     out = toHostAnswer(
       request,
-      await invoke(gateway, principal, hook, Method.BeforeTool, request.params, requestId, traceparent),
+      await invoke(gateway, principal, hook, Method.BeforeTool, request.params, origin),
     );
     if (out.block === true || !approves) return out;
   }
@@ -164,8 +153,7 @@ async function beforeToolCall(
       meta: { ...meta, TracePath: 'turn.tool.approve' },
       arguments: isPlainObject(out.params) ? out.params : (request.toolParams ?? {}),
     },
-    requestId,
-    traceparent,
+    origin,
   );
   return approvalAnswer(approval) ?? out;
 }
