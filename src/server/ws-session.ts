@@ -38,6 +38,12 @@ export class WsSession {
   /** A re-check against the current config under way; frames that arrive meanwhile wait in `held`. */
   private checking?: Promise<void>;
   private readonly held: string[] = [];
+  /**
+   * Aborted when the socket goes (the peer left, or the gateway closed it): a call held for a
+   * person then ends at once, since its answer could no longer be sent. PicoClaw's protocol has no
+   * per-call cancel, so every call on the socket shares this one.
+   */
+  private readonly gone = new AbortController();
 
   constructor(
     private readonly socket: SessionSocket,
@@ -213,7 +219,10 @@ export class WsSession {
     }
     const traceparent = messageTraceparent(msg) ?? this.opts.traceparent;
     this.gateway
-      .respond(this.principal, this.hook, msg, this.opts.connectionId, undefined, { traceparent })
+      .respond(this.principal, this.hook, msg, this.opts.connectionId, undefined, {
+        traceparent,
+        signal: this.gone.signal,
+      })
       .then(
         (text) => {
           // sendText never throws: a failed send is logged there.
@@ -265,6 +274,7 @@ export class WsSession {
     this.closed = true;
     this.held.length = 0;
     clearTimeout(this.expiryTimer);
+    this.gone.abort();
     try {
       this.socket.close(code, reason);
     } catch {
@@ -276,6 +286,7 @@ export class WsSession {
   onClose(): void {
     this.closed = true;
     clearTimeout(this.expiryTimer);
+    this.gone.abort();
   }
 
   private sendJson(value: unknown): void {
