@@ -58,9 +58,9 @@ async function pendingIds(): Promise<string[]> {
   return ((await res.json()) as { approvals: { id: string }[] }).approvals.map((a) => a.id);
 }
 
-async function connect(): Promise<WebSocket> {
+async function connect(token?: string): Promise<WebSocket> {
   const ws = new WebSocket(`${gw.url.replace('http', 'ws')}/v1/tenants/acme/hooks/guard/ws`, {
-    headers: { authorization: `Bearer ${await gw.token()}` },
+    headers: { authorization: `Bearer ${token ?? (await gw.token())}` },
   });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -125,6 +125,23 @@ describe('WebSocket: a peer that goes away ends the calls it left held', () => {
       }
     });
   }
+
+  it('the gateway closing the socket (its token expired, 4001) ends the call held on it', async () => {
+    const events = await followInbox();
+    try {
+      const ws = await connect(await gw.token({ ttlSeconds: 2 }));
+      const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+      ws.send(frame(1, 'hook.before_tool'));
+      const id = (await events.next()).data.id as string;
+      expect(await closed).toBe(4001);
+      expect(await events.next()).toMatchObject({
+        event: 'decided',
+        data: { id, decision: 'expired', reason: 'the call was abandoned' },
+      });
+    } finally {
+      await events.cancel();
+    }
+  });
 
   it('another socket’s held call is not ended when one peer leaves', async () => {
     const events = await followInbox();
