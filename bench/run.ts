@@ -97,6 +97,7 @@ const IDLE_RESERVE_MS = NO_IDLE ? 5_000 : QUICK ? 25_000 : 45_000;
 
 const GATEWAY_CHILD = join(REPO_ROOT, 'bench/children/gateway.ts');
 const FLOOR_CHILD = join(REPO_ROOT, 'bench/children/floor.ts');
+const CHAIN_CHILD = join(REPO_ROOT, 'bench/children/chain-floor.ts');
 const HOLDER_CHILD = join(REPO_ROOT, 'bench/children/holder.ts');
 const RESULTS_DIR = join(REPO_ROOT, 'bench/results');
 const DOC = join(REPO_ROOT, 'docs/performance.md');
@@ -111,6 +112,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const started: { kill(signal?: NodeJS.Signals): boolean; exitCode: number | null; pid?: number }[] = [];
 const extraPids: number[] = [];
+/** Stops for servers started only when a path needs them (the chain floor). */
+const floorStops: (() => Promise<void>)[] = [];
 /** supergateway puts each session's MCP server in its own process group: on a hard exit, end those first. */
 let supergateway: Supergateway | undefined;
 
@@ -288,7 +291,8 @@ async function runSeqSlice(cell: Cell, t: MessageTemplate, round: number): Promi
   const w = await measure(spec, round, async () => {
     const t0 = performance.now();
     samples = await sequential(seqClient, t, opts);
-    return { calls: samples.length, seconds: (performance.now() - t0) / 1000, stuck: false };
+    // The window's CPU includes the warm-up calls: count them, so CPU per sequential call is right.
+    return { calls: samples.length + opts.warm, seconds: (performance.now() - t0) / 1000, stuck: false };
   });
   cell.seqWindows.push(w);
   cell.samples.push(...samples);
@@ -357,6 +361,7 @@ function figures(cell: Cell, bytes: number): CellFigures {
   const primary: 'one' | 'many' | undefined = spec.one ? 'one' : spec.many ? 'many' : undefined;
   const cpu = primary ? perCall(primary === 'one' ? cell.one : cell.many) : undefined;
   const gatewayProcs = cpu ? Object.keys(cpu.byProc).filter((k) => k.startsWith('gateway')) : [];
+  const seqCpu = perCall(cell.seqWindows);
   const { errors, lastError } = errorsOf(spec);
   return {
     path: spec.id,
@@ -372,6 +377,8 @@ function figures(cell: Cell, bytes: number): CellFigures {
     primary,
     cpuPerCall: cpu?.total,
     cpuByProc: cpu?.byProc,
+    seqCpuPerCall: seqCpu?.total,
+    seqCpuByProc: seqCpu?.byProc,
     gatewayCpuPerCall: gatewayProcs.length > 0 ? sum(gatewayProcs.map((k) => cpu!.byProc[k])) : undefined,
     verify: {
       seq: verifyPerCall(cell.seqWindows),
@@ -413,6 +420,9 @@ function addRatios(rows: CellFigures[]): void {
       cpuPerCall: floors.every((f) => f.cpuPerCall !== undefined)
         ? sum(floors.map((f) => f.cpuPerCall!))
         : undefined,
+      seqCpuPerCall: floors.every((f) => f.seqCpuPerCall !== undefined)
+        ? sum(floors.map((f) => f.seqCpuPerCall!))
+        : undefined,
     };
     r.ratios = {
       p50: div(r.p50, r.floorFigures.p50),
@@ -420,6 +430,7 @@ function addRatios(rows: CellFigures[]): void {
       one: div(r.one, r.floorFigures.one),
       many: div(r.many, r.floorFigures.many),
       cpu: div(r.cpuPerCall, r.floorFigures.cpuPerCall),
+      seqCpu: div(r.seqCpuPerCall, r.floorFigures.seqCpuPerCall),
     };
   }
 }
@@ -430,11 +441,11 @@ function addRatios(rows: CellFigures[]): void {
  */
 function roundRatios(
   r: CellFigures,
-  key: 'p50' | 'one' | 'many' | 'cpu',
+  key: 'p50' | 'one' | 'many' | 'cpu' | 'seqCpu',
   find: (path: string) => CellFigures | undefined,
 ): number[] {
   // CPU is measured over the whole run's windows, not per round.
-  if (key === 'cpu') return [];
+  if (key === 'cpu' || key === 'seqCpu') return [];
   const floors = r.floors.map(find);
   if (floors.length === 0 || floors.some((f) => !f)) return [];
   const valueIn = (row: CellFigures, round: number): number | undefined =>
@@ -473,7 +484,7 @@ function targets(
     name: string,
     path: string,
     msg: MessageName,
-    key: 'p50' | 'one' | 'many' | 'cpu',
+    key: 'p50' | 'one' | 'many' | 'cpu' | 'seqCpu',
     limit: number,
     kind: 'max' | 'min',
   ) => {
@@ -591,13 +602,32 @@ function targets(
   });
   if (prefix) return out;
   ratioTarget(
-    "Bridge → stdio hook (PicoClaw's shape), small: p50 vs stdio floor + ws floor",
+    "Bridge → stdio hook (PicoClaw's shape), small: p50 vs its chain floor (the same hops, relays only)",
     'bridge-stdio',
     'small',
     'p50',
     1.5,
     'max',
   );
+  ratioTarget(
+    "Bridge → stdio hook (PicoClaw's shape), small: CPU per sequential call vs its chain floor",
+    'bridge-stdio',
+    'small',
+    'seqCpu',
+    1.5,
+    'max',
+  );
+  // The ratio this path was first given, against two of its three hops: reported, not a target.
+  const shape = find('bridge-stdio', 'small');
+  const [sf, wf] = [find('stdio', 'small'), find('ws', 'small')];
+  if (shape && !shape.skipped && sf && wf && !sf.skipped && !wf.skipped) {
+    out.push({
+      name: "Bridge → stdio hook (PicoClaw's shape), small: p50 vs stdio floor + ws floor (two of its three hops)",
+      limit: '—',
+      measured: `${(shape.p50 / (sf.p50 + wf.p50)).toFixed(2)}×`,
+      met: undefined,
+    });
+  }
   // The dialect is a translation at the edge: it may add only a few µs of CPU per call.
   const cc = find('gw-cc', 'small');
   const native = find('gw-http', 'small');
@@ -832,7 +862,33 @@ async function main(): Promise<void> {
   // than either floor pair has.
   let bridgeStdio: StdioClient | undefined;
   let bridgeStdioSkipped: string | undefined =
-    ONLY && !ONLY.includes('bridge-stdio') ? 'not selected (--only)' : bridgeSkipped;
+    ONLY && !ONLY.includes('bridge-stdio') && !ONLY.includes('chain')
+      ? 'not selected (--only)'
+      : bridgeSkipped;
+  // Its floor: the same three processes and hops with bare relays (children/chain-floor.ts).
+  let chainFloor: StdioClient | undefined;
+  let chainSkipped: string | undefined = bridgeStdioSkipped;
+  if (!chainSkipped) {
+    const server = startServer('chain floor server', CHAIN_CHILD, ['server']);
+    try {
+      const info = await server.ready;
+      const relay = startNdjson(
+        'chain floor relay',
+        ['--import', 'tsx', CHAIN_CHILD, 'client', `ws://127.0.0.1:${info.port}`],
+        process.env,
+      );
+      chainFloor = new StdioClient('chain floor', relay.proc);
+      await chainFloor.hello('weather', 20_000);
+      const hook = info.hookPid as number;
+      extraPids.push(hook);
+      cpuSources.set('floor-chain-relay', () => procCpuMicros(relay.proc.pid!));
+      cpuSources.set('floor-chain-server', () => server.cpuMicros());
+      cpuSources.set('floor-chain-hook', () => cpuOrZero(hook));
+      floorStops.push(() => server.stop());
+    } catch (err) {
+      chainSkipped = `skipped: chain floor did not answer hello (${String(err)})`;
+    }
+  }
   if (!bridgeStdioSkipped) {
     const b = startNdjson(
       'bridge (stdio hook)',
@@ -975,6 +1031,17 @@ async function main(): Promise<void> {
       procs: ['floor-hono'],
     },
     {
+      id: 'chain',
+      label: 'floor: chain of relays (stdio → ws → stdio hook)',
+      group: 'floor',
+      msgs: ['small', 'large'],
+      floors: [],
+      seq: chainFloor,
+      one: chainFloor,
+      procs: ['floor-chain-relay', 'floor-chain-server', 'floor-chain-hook'],
+      skipped: chainSkipped,
+    },
+    {
       id: 'gw-http',
       label: 'hookgate: HTTP → module',
       group: 'hookgate',
@@ -1062,7 +1129,8 @@ async function main(): Promise<void> {
       label: 'hookgate: bridge (stdio) → WebSocket → stdio backend',
       group: 'hookgate',
       msgs: ['small', 'large'],
-      floors: ['stdio', 'ws'],
+      // Three hops (stdio, WebSocket, stdio): the floor is the same chain with bare relays.
+      floors: ['chain'],
       seq: bridgeStdio,
       one: bridgeStdio,
       procs: hookPid ? ['bridge-stdio', 'gateway', 'hook'] : ['bridge-stdio', 'gateway'],
@@ -1292,6 +1360,7 @@ async function main(): Promise<void> {
     floorWs.stop(),
     floorHttp.stop(),
     floorHono.stop(),
+    ...floorStops.map((stop) => stop()),
     cand?.stop(),
     supergateway?.stop(),
   ]);

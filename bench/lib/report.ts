@@ -24,11 +24,21 @@ export interface CellFigures {
   cpuPerCall?: number;
   cpuByProc?: Record<string, number>;
   gatewayCpuPerCall?: number;
+  /** Server-side CPU time per sequential call (one at a time: every hop wakes a process). */
+  seqCpuPerCall?: number;
+  seqCpuByProc?: Record<string, number>;
   /** Token verifications per call: `verify` = auth lookups, `verifyUncached` = signature + claims checks. */
   verify: Record<'seq' | 'one' | 'many', { verify: number; verifyUncached: number } | undefined>;
   floors: string[];
-  floorFigures?: { p50: number; p99: number; one?: number; many?: number; cpuPerCall?: number };
-  ratios: { p50?: number; p99?: number; one?: number; many?: number; cpu?: number };
+  floorFigures?: {
+    p50: number;
+    p99: number;
+    one?: number;
+    many?: number;
+    cpuPerCall?: number;
+    seqCpuPerCall?: number;
+  };
+  ratios: { p50?: number; p99?: number; one?: number; many?: number; cpu?: number; seqCpu?: number };
   rounds: {
     seq: { round: number; n: number; p50: number; p99: number }[];
     one: { round: number; callsPerS: number; calls: number }[];
@@ -154,6 +164,7 @@ const FLOOR_NAMES: Record<string, string> = {
   http: 'http',
   hono: 'Hono',
   'supergateway-mcp': 'supergateway',
+  chain: 'chain',
 };
 
 function floorName(floors: string[]): string {
