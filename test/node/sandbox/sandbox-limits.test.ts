@@ -296,7 +296,7 @@ describe.skipIf(SKIP_CGROUP)(`limitSpawn with a cgroup per spawn${cgroupNote}`, 
 
   const BASH = ['/bin/bash', '/usr/bin/bash'].find(existsSync);
   it.skipIf(!BASH)(
-    "runs its root-side step so that the hook's environment cannot steer it, where sh is bash",
+    `runs its root-side step so that the hook's environment cannot steer it, where sh is bash${BASH ? '' : ' (skipped: no bash in /bin or /usr/bin)'}`,
     async () => {
       const spec = limitSpawn(
         {

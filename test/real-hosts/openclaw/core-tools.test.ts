@@ -11,6 +11,9 @@ import { OPENCLAW_ENTRY, OPENCLAW_VERSION, openclawInstalled } from './run-openc
  * another list fails here.
  */
 const dist = join(dirname(OPENCLAW_ENTRY), 'dist');
+const why = openclawInstalled
+  ? ''
+  : ` (skipped: OpenClaw ${OPENCLAW_VERSION} is not installed at ${OPENCLAW_ENTRY} (bash scripts/hosts/install.sh))`;
 
 /** The text of the one bundled file whose name starts with `prefix` and that holds `marker`. */
 function source(prefix: string, marker: string): string {
@@ -28,7 +31,7 @@ function block(text: string, start: string, end: string): string {
   return text.slice(from, text.indexOf(end, from));
 }
 
-describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION}: the tool names it keeps`, () => {
+describe.skipIf(!openclawInstalled)(`OpenClaw ${OPENCLAW_VERSION}: the tool names it keeps${why}`, () => {
   it('are exactly hookgate’s list (catalog, reserved names, aliases)', () => {
     const catalog = block(
       source('tool-catalog-', 'CORE_TOOL_DEFINITIONS'),
