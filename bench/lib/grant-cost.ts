@@ -59,25 +59,35 @@ function hookWith(approveTools: unknown[]) {
 const FACTS: CallFacts = { host: 'claude-code', claims: { sub: 'dev' }, now: Date.now() };
 const ANSWER = { approved: true };
 
-/** Median CPU µs per call of deciding `command` under `approveTools`, over 7 batches of `n`. */
-function cpuPerCall(approveTools: unknown[], command: string, n = 20_000): { us: number; verdict: string } {
+/** One policy step on the hook's approval of `command` under `approveTools`, compiled once, as at load. */
+export function grantCall(approveTools: unknown[], command: string): () => ReturnType<typeof applyPolicy> {
   const policy = effectivePolicy(hookWith(approveTools));
   const params = { meta: { SessionKey: 's', AgentID: 'a' }, tool: 'Bash', arguments: { command } };
-  const once = () =>
+  return () =>
     applyPolicy('hook.approve_tool', policy, params, params, ANSWER, { hostApproves: true }, FACTS);
+}
+
+/** Median CPU µs per call of deciding `command` under `approveTools`, over 7 batches of `n`. */
+function cpuPerCall(approveTools: unknown[], command: string, n = 20_000): { us: number; verdict: string } {
+  const once = grantCall(approveTools, command);
   const first = once();
   const verdict = first.ok && 'approved' in first.result ? 'approved' : 'refused';
   return { us: cpuMicrosPerCall(once, n), verdict };
 }
 
-export function grantCost(): string[] {
+/** A name, `approve_tools`, the command (bench/policy-cost-workerd.ts runs them too); the first is the base. */
+export function grantCases(): [string, unknown[], string][] {
   const entry = (when: string) => ({ tool: 'Bash', when });
-  const cases: [string, unknown[], string][] = [
+  return [
     ['0 conditions (approve_tools: [Bash])', ['Bash'], 'git status --short'],
     ['1 condition, holds', [entry(GRANTING)], 'git status --short'],
     ['20 conditions, the 20th holds', [...FALSE_ONES.map(entry), entry(GRANTING)], 'git status --short'],
     ['20 conditions, none holds (refused)', [...FALSE_ONES.map(entry), entry(GRANTING)], 'git push --force'],
   ];
+}
+
+export function grantCost(): string[] {
+  const cases = grantCases();
   const base = cpuPerCall(['Bash'], 'git status --short').us;
   return cases.map(([name, tools, command]) => {
     const { us, verdict } = cpuPerCall(tools, command);

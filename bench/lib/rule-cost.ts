@@ -52,15 +52,23 @@ function hookWith(rules: unknown[]) {
 
 const FACTS: CallFacts = { host: 'claude-code', claims: { sub: 'dev' }, now: Date.now() };
 
+/** One decision of `rules` on a Claude Code Bash call with `args`, compiled once, as at load. */
+export function ruleCall(
+  rules: unknown[],
+  args: Record<string, unknown>,
+): () => ReturnType<typeof decideByRules> {
+  const policy = effectivePolicy(hookWith(rules));
+  const params = { meta: { SessionKey: 's', AgentID: 'a' }, tool: 'Bash', arguments: args };
+  return () => decideByRules(policy, 'hook.before_tool', params, { hostApproves: true }, FACTS);
+}
+
 /** Median CPU µs per call of the rules' decision on `args`, over 7 batches of `n`. */
 function cpuPerCall(
   rules: unknown[],
   args: Record<string, unknown>,
   n = 20_000,
 ): { us: number; verdict: string } {
-  const policy = effectivePolicy(hookWith(rules));
-  const params = { meta: { SessionKey: 's', AgentID: 'a' }, tool: 'Bash', arguments: args };
-  const once = () => decideByRules(policy, 'hook.before_tool', params, { hostApproves: true }, FACTS);
+  const once = ruleCall(rules, args);
   const first = once();
   const verdict = first?.answer ? String(first.answer.action) : 'ask the hook';
   return { us: cpuMicrosPerCall(once, n), verdict };
@@ -68,17 +76,21 @@ function cpuPerCall(
 
 const rule = (when: string, i: number, action = 'deny') => ({ name: `r${i}`, kind: 'shell', when, action });
 
-export function ruleCost(): string[] {
-  const git = { command: 'git status --short' };
+export const GIT_STATUS = { command: 'git status --short' };
+/** The floor: one rule naming another tool (selection only, no view built). */
+export const FLOOR_RULES = [{ name: 'other', tool: 'Write', action: 'deny' }];
+
+/** The cases after the floor: a name, the rules, the call's arguments (bench/policy-cost-workerd.ts runs them too). */
+export function ruleCases(): [string, unknown[], Record<string, unknown>][] {
   const twenty = FALSE_ONES.map((w, i) => rule(w, i));
-  const lines: string[] = [];
-  const base = cpuPerCall([rule('call.command == "never"', 0)], git).us;
-  const none = cpuPerCall([{ name: 'other', tool: 'Write', action: 'deny' }], git).us;
-  lines.push(`no rule selects the call: ${none.toFixed(2)} µs CPU per call (the floor)`);
-  const cases: [string, unknown[], Record<string, unknown>][] = [
-    ['1 rule, false', [rule('call.command.matches("rm\\\\s+-[a-z]*r[a-z]*f")', 0)], git],
-    ['20 rules, all evaluated, none decides', twenty, git],
-    ['20 rules, the last denies', [...twenty.slice(0, 19), rule('call.command.startsWith("git ")', 19)], git],
+  return [
+    ['1 rule, false', [rule('call.command.matches("rm\\\\s+-[a-z]*r[a-z]*f")', 0)], GIT_STATUS],
+    ['20 rules, all evaluated, none decides', twenty, GIT_STATUS],
+    [
+      '20 rules, the last denies',
+      [...twenty.slice(0, 19), rule('call.command.startsWith("git ")', 19)],
+      GIT_STATUS,
+    ],
     [
       '20 rules naming other tools (selection only)',
       FALSE_ONES.map((w, i) => ({
@@ -87,9 +99,18 @@ export function ruleCost(): string[] {
         when: w.replaceAll('call.command', 'args.path'),
         action: 'deny',
       })),
-      git,
+      GIT_STATUS,
     ],
   ];
+}
+
+export function ruleCost(): string[] {
+  const git = GIT_STATUS;
+  const lines: string[] = [];
+  const base = cpuPerCall([rule('call.command == "never"', 0)], git).us;
+  const none = cpuPerCall(FLOOR_RULES, git).us;
+  lines.push(`no rule selects the call: ${none.toFixed(2)} µs CPU per call (the floor)`);
+  const cases = ruleCases();
   for (const [name, rules, args] of cases) {
     const { us, verdict } = cpuPerCall(rules, args);
     lines.push(
@@ -111,6 +132,7 @@ export function ruleCost(): string[] {
   return lines;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// (`process` is Node's: the workerd bench bundles this file too.)
+if (typeof process !== 'undefined' && import.meta.url === `file://${process.argv[1]}`) {
   for (const line of ruleCost()) process.stdout.write(`${line}\n`);
 }
