@@ -233,6 +233,9 @@ export function planSandbox(
  * the files its command names and the directories they are in (a hook's modules usually sit next to
  * it; `planSandbox` keeps a directory visible that holds anything the other hook needs itself), its
  * read and write paths. A bare command[0] is an interpreter found on PATH, shared, so not that.
+ * A script named by path but not deployed yet brings the directory it will appear in, when that
+ * exists: a hook already running when the script arrives must not read it (the file itself cannot
+ * be covered before it is there, and a running hook's view is only planned again at a reload).
  */
 export function hookOwnPaths(hook: {
   command: readonly string[];
@@ -246,7 +249,10 @@ export function hookOwnPaths(hook: {
   hook.command.forEach((arg, i) => {
     if (i === 0 && !arg.includes('/')) return;
     const p = resolve(hook.cwd, arg);
-    if (!exists(p)) return;
+    if (!exists(p)) {
+      if (arg.includes('/') && isDir(dirname(p))) out.push(dirname(p));
+      return;
+    }
     out.push(p);
     if (!isDir(p)) out.push(dirname(p));
   });

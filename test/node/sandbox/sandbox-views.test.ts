@@ -43,15 +43,19 @@ afterEach(async () => {
 });
 
 /** One config directory as an admin lays it out: the config, a key file per tenant, a hook directory each. */
-function fixture(opts: { deployBeta?: boolean; betaKeyFromEnv?: boolean } = {}) {
+function fixture(opts: { deployBeta?: boolean; betaKeyFromEnv?: boolean; betaDir?: boolean } = {}) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'hookgate-views-')));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   chmodSync(dir, 0o755);
-  for (const d of ['acme', 'beta', 'keys']) mkdirSync(join(dir, d), { mode: 0o755 });
+  for (const d of ['acme', 'keys']) mkdirSync(join(dir, d), { mode: 0o755 });
+  // beta's directory is there from the start unless the test deploys it with beta's hook.
+  if (opts.betaDir !== false) mkdirSync(join(dir, 'beta'), { mode: 0o755 });
   copyFileSync(SPY, join(dir, 'acme', 'spy.mjs'));
   // World-readable on purpose, so only the sandbox's covering keeps them from acme's hook.
-  const deployBeta = () =>
+  const deployBeta = () => {
+    mkdirSync(join(dir, 'beta'), { recursive: true, mode: 0o755 });
     writeFileSync(join(dir, 'beta', 'hook.mjs'), `// ${BETA_MARKER}\n${readFileSync(MISBEHAVING, 'utf8')}`);
+  };
   if (opts.deployBeta !== false) deployBeta();
   writeFileSync(join(dir, 'keys', 'acme.key'), `${ACME_SECRET}\n`, { mode: 0o644 });
   writeFileSync(join(dir, 'keys', 'beta.key'), `${BETA_SECRET}\n`, { mode: 0o644 });
@@ -154,13 +158,31 @@ describe.skipIf(!bwrapAvailable)(`a reload that adds a tenant${why}`, () => {
     expect(after[f.betaKey]).toEqual({ error: 'EACCES' });
   }, 180_000);
 
-  it('plans every later spawn of a running hook with the current config', async () => {
-    // Nothing of beta is in acme's view at the reload (its key comes from the environment, its
-    // hook is deployed later), so acme's hook keeps running. When it restarts after beta's hook
-    // arrived, that spawn is planned with the config that names beta, not the one it started with.
+  it('covers the directory its hook will appear in when the reload comes before the deploy', async () => {
+    // beta's hook is not there at the reload, only the directory it will be deployed to: acme's
+    // hook is restarted into a view that covers that directory, so it never reads the script that
+    // arrives after the reload (the running process, planned without beta, would have).
     process.env.BETA_VIEWS_SECRET = BETA_SECRET;
     cleanups.push(() => delete process.env.BETA_VIEWS_SECRET);
     const f = fixture({ deployBeta: false, betaKeyFromEnv: true });
+    const gw = await start(f.config);
+    f.addBeta();
+    expect(await gw.reload()).toMatchObject({
+      ok: true,
+      summary: { tenants: { added: ['beta'] }, hooks: { restarted: ['acme/spy'] } },
+    });
+    f.deployBeta();
+    expect((await spyReads(gw, f.config, [f.betaHook]))[f.betaHook]).toEqual({ error: 'EACCES' });
+  }, 180_000);
+
+  it('plans every later spawn of a running hook with the current config', async () => {
+    // Nothing of beta is in acme's view at the reload (its key comes from the environment, its
+    // hook and the directory it sits in are deployed later), so acme's hook keeps running. When it
+    // restarts after beta's hook arrived, that spawn is planned with the config that names beta,
+    // not the one it started with.
+    process.env.BETA_VIEWS_SECRET = BETA_SECRET;
+    cleanups.push(() => delete process.env.BETA_VIEWS_SECRET);
+    const f = fixture({ deployBeta: false, betaKeyFromEnv: true, betaDir: false });
     const gw = await start(f.config);
     f.addBeta();
     expect(await gw.reload()).toMatchObject({

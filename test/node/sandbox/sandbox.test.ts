@@ -308,6 +308,22 @@ describe('planSandbox: one hook view, resolved against the host', () => {
     }
   });
 
+  it("covers the directory another tenant's script named by path will appear in, before it is deployed", () => {
+    const pending = join(root, 'hooks', 'pending');
+    mkdirSync(pending, { recursive: true });
+    const own = (command: string[]) =>
+      hookOwnPaths({ command, cwd: root, explicitCwd: false, readPaths: [], writePaths: [] });
+    for (const command of [['lang', 'hooks/pending/hook.lang', '--flag'], ['./hooks/pending/hook.lang']]) {
+      expect(own(command)).toEqual([pending]);
+      expect(plan({ foreignPaths: own(command) }).hide).toContainEqual({ path: pending, dir: true });
+    }
+    // Deployed, it brings the same directory (and itself): nothing changes for the other hooks.
+    writeFileSync(join(pending, 'hook.lang'), '');
+    expect(own(['lang', 'hooks/pending/hook.lang'])).toEqual([join(pending, 'hook.lang'), pending]);
+    // A directory that is not there either leaves nothing to cover yet.
+    expect(own(['lang', 'hooks/later/hook.lang'])).toEqual([]);
+  });
+
   it('keeps HOME when the config sets it', () => {
     expect(plan().keepHome).toBe(false);
     expect(plan({ env: { HOME: '/srv/home' } }).keepHome).toBe(true);
