@@ -168,7 +168,9 @@ export class ApprovalBroker {
     const set = this.subscribers.get(tenant) ?? new Set();
     this.subscribers.set(tenant, set);
     set.add(listener);
+    const unwatch = this.store.watch?.(tenant);
     return () => {
+      unwatch?.();
       set.delete(listener);
       if (set.size === 0 && this.subscribers.get(tenant) === set) this.subscribers.delete(tenant);
     };

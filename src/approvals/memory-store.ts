@@ -1,10 +1,5 @@
-import {
-  type ApprovalStore,
-  lateOutcome,
-  type SettleResult,
-  type StoreEvent,
-  type StoredApproval,
-} from './store.js';
+import { isPending, oldestFirst, settleEntry } from './settle.js';
+import type { ApprovalStore, SettleResult, StoreEvent, StoredApproval } from './store.js';
 import type { ApprovalOutcome, ApprovalRequest } from './types.js';
 
 /** How long a settled request is remembered, so a late decider hears ALREADY_DECIDED, not NOT_FOUND. */
@@ -32,22 +27,20 @@ export class MemoryApprovalStore implements ApprovalStore {
   async settle(tenant: string, id: string, outcome: ApprovalOutcome, now: number): Promise<SettleResult> {
     this.forgetSettled(now);
     const entry = this.entries.get(key(tenant, id));
-    if (!entry) return { kind: 'missing' };
-    if (entry.outcome) return { kind: 'already', outcome: entry.outcome };
-    const written =
-      outcome.decision !== 'expired' && now >= entry.request.binding.expiresAt ? lateOutcome(now) : outcome;
-    entry.outcome = written;
+    const result = settleEntry(entry, outcome, now);
+    if (result.kind !== 'written' || !entry) return result;
+    entry.outcome = result.outcome;
     entry.forgetAt = now + SETTLED_RETENTION_MS;
-    this.emit({ type: 'settled', tenant, id, outcome: written });
-    return { kind: 'written', outcome: written };
+    this.emit({ type: 'settled', tenant, id, outcome: result.outcome });
+    return result;
   }
 
   async pending(tenant: string, now: number): Promise<ApprovalRequest[]> {
     const out: ApprovalRequest[] = [];
-    for (const { request, outcome } of this.entries.values()) {
-      if (request.binding.tenant === tenant && !outcome && request.binding.expiresAt > now) out.push(request);
+    for (const entry of this.entries.values()) {
+      if (entry.request.binding.tenant === tenant && isPending(entry, now)) out.push(entry.request);
     }
-    return out.sort((a, b) => a.createdAt - b.createdAt);
+    return oldestFirst(out);
   }
 
   subscribe(listener: (event: StoreEvent) => void): () => void {

@@ -39,6 +39,12 @@ export interface ApprovalStore {
   pending(tenant: string, now: number): Promise<ApprovalRequest[]>;
   /** Every replica's creations and settlements (this one's included); returns an unsubscribe. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
+  /**
+   * For stores that hear another replica's events only on request (a Durable Object per tenant):
+   * starts hearing this tenant's until the returned release is called. Absent: every event of
+   * every tenant is heard from the start.
+   */
+  watch?(tenant: string): () => void;
   close(): Promise<void>;
 }
 

@@ -8,5 +8,7 @@ import { createWorker, type WorkerEnv } from './worker.js';
 export type { WorkerEnv };
 /** The per-tenant limiter (wrangler.toml binds it as HOOKGATE_LIMITER). */
 export { TenantLimiter } from './limiter.js';
+/** The per-tenant approval requests (wrangler.toml binds it as HOOKGATE_APPROVALS). */
+export { TenantApprovals } from './approvals-object.js';
 
 export default createWorker({ modules }) satisfies ExportedHandler<WorkerEnv>;

@@ -6,6 +6,7 @@ import { createApp } from '../server/app.js';
 import { assembleGateway } from '../server/assemble.js';
 import type { DecisionLog } from '../server/decision-log.js';
 import type { Logger } from '../server/logger.js';
+import { APPROVALS_BINDING, durableApprovalStoreFactory } from './approval-store-durable.js';
 import { loadDocsAssets } from './docs-assets.js';
 import { durableLimiterFactory } from './limiter.js';
 import { createWorkerLogger, type LogSink } from './logger.js';
@@ -113,6 +114,13 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
     throw logFailure(bootLog, err);
   }
   const log = createWorkerLogger(config.server.logLevel, sink);
+  const createApprovalStore = durableApprovalStoreFactory(env);
+  if (!createApprovalStore) {
+    log.warn(
+      { binding: APPROVALS_BINDING },
+      'approvals are per isolate: a call parked here can be decided only through this isolate; bind the TenantApprovals Durable Object to share them (docs/workers.md)',
+    );
+  }
   try {
     const tracing = config.server.tracing;
     const { backends, gateway, metrics, live, decisions, approvals, tracer } = await assembleGateway(
@@ -121,6 +129,7 @@ async function build(env: WorkerEnv, options: WorkerOptions, sink: LogSink): Pro
       log,
       {
         createLimiter: durableLimiterFactory(env),
+        createApprovalStore,
         createTracer: tracing && ((deps) => workerCallTracer(tracing, options.fetch, deps.metrics, deps.log)),
         // `stdout` on a Worker is the console, as the log lines: one JSON line per record.
         decisionOutput:

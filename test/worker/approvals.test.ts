@@ -1,6 +1,6 @@
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { SignJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ACME_KEY } from './fixtures.js';
 import { ORIGIN, token } from './helpers.js';
 
@@ -15,6 +15,16 @@ function approver(): Promise<string> {
     .setExpirationTime(Math.floor(Date.now() / 1000) + 600)
     .sign(new TextEncoder().encode(ACME_KEY));
 }
+
+beforeAll(async () => {
+  // Requests live in the tenant's Durable Object (wrangler.toml binds it); its first request
+  // builds its module graph in this pool, seconds on a loaded machine: paid here, not in a test.
+  const stub = env.HOOKGATE_APPROVALS.get(env.HOOKGATE_APPROVALS.idFromName('acme'));
+  await stub.fetch('https://approvals.hookgate/op', {
+    method: 'POST',
+    body: JSON.stringify({ op: 'pending', tenant: 'acme', now: Date.now() }),
+  });
+}, 60_000);
 
 describe('approvals in workerd', () => {
   it('serves the inbox page and its files under the same-origin CSP', async () => {

@@ -7,5 +7,6 @@ declare namespace Cloudflare {
     ACME_KEY: string;
     OTHER_KEY: string;
     HOOKGATE_LIMITER: DurableObjectNamespace;
+    HOOKGATE_APPROVALS: DurableObjectNamespace;
   }
 }
