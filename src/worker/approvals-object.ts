@@ -23,7 +23,8 @@ export type ApprovalsObjectBody =
   | { op: 'create'; request: ApprovalRequest }
   | { op: 'get'; tenant: string; id: string }
   | { op: 'settle'; tenant: string; id: string; outcome: ApprovalOutcome; now: number }
-  | { op: 'pending'; tenant: string; now: number };
+  | { op: 'pending'; tenant: string; now: number }
+  | { op: 'listeners' };
 
 /**
  * One tenant's approval requests for every isolate of the gateway Worker: a Durable Object per
@@ -73,6 +74,9 @@ export class TenantApprovals {
         return Response.json(await this.settle(body.tenant, body.id, body.outcome, body.now));
       case 'pending':
         return Response.json({ requests: await this.pending(body.tenant, body.now) });
+      case 'listeners':
+        // How many inbox streams hear this tenant: what a test waits on before it creates one.
+        return Response.json({ events: this.ctx.getWebSockets(EVENTS_TAG).filter(isOpen).length });
       default:
         return Response.json({ error: 'op: unknown' }, { status: 400 });
     }
