@@ -66,7 +66,7 @@ interface Log {
  * isolate), counted in hookgate_limiter_fallbacks_total and logged at most once per 10 s.
  */
 export class DurableLimiter implements CallLimiter {
-  private readonly stubs = new Map<string, DurableObjectStub>();
+  private readonly ids = new Map<string, DurableObjectId>();
   private readonly fallback = new LocalLimiter();
   private readonly warnings = LogRateLimit.every(10_000);
 
@@ -130,13 +130,18 @@ export class DurableLimiter implements CallLimiter {
     );
   }
 
+  /**
+   * A stub of the calling request's own: a stub kept from an earlier request fails in this one
+   * ("Cannot perform I/O on behalf of a different request"), which sent every call after an
+   * isolate's first to the fallback. The id is the same for all and is kept.
+   */
   private stubOf(tenant: string): DurableObjectStub {
-    let stub = this.stubs.get(tenant);
-    if (!stub) {
-      stub = this.namespace.get(this.namespace.idFromName(tenant));
-      this.stubs.set(tenant, stub);
+    let id = this.ids.get(tenant);
+    if (!id) {
+      id = this.namespace.idFromName(tenant);
+      this.ids.set(tenant, id);
     }
-    return stub;
+    return this.namespace.get(id);
   }
 }
 

@@ -8,6 +8,7 @@ import { modules } from '../../src/worker/modules.js';
 import { createWorker, type WorkerEnv } from '../../src/worker/worker.js';
 import { APPROVALS_BINDINGS } from './approvals-fixtures.js';
 import { HOOK_MODULE } from './fixtures.js';
+import { LIMITED_BINDINGS } from './limiter-fixtures.js';
 
 export { TenantApprovals } from '../../src/worker/approvals-object.js';
 export { TenantLimiter } from '../../src/worker/limiter.js';
@@ -43,5 +44,24 @@ export class ApprovalGatewayA extends WorkerEntrypoint<Cloudflare.Env> {
 export class ApprovalGatewayB extends WorkerEntrypoint<Cloudflare.Env> {
   override fetch(request: Request): Promise<Response> {
     return gatewayB.fetch(request, { ...this.env, ...APPROVALS_BINDINGS }, this.ctx);
+  }
+}
+
+/** Two gateways whose tenant is limited (test/worker/limiter-requests.test.ts), served the same way. */
+export const limitedLogLines: string[] = [];
+const limitedGateway = () =>
+  createWorker({ modules: testModules, sink: (line) => limitedLogLines.push(line) });
+const limitedA = limitedGateway();
+const limitedB = limitedGateway();
+
+export class LimitedGatewayA extends WorkerEntrypoint<Cloudflare.Env> {
+  override fetch(request: Request): Promise<Response> {
+    return limitedA.fetch(request, { ...this.env, ...LIMITED_BINDINGS }, this.ctx);
+  }
+}
+
+export class LimitedGatewayB extends WorkerEntrypoint<Cloudflare.Env> {
+  override fetch(request: Request): Promise<Response> {
+    return limitedB.fetch(request, { ...this.env, ...LIMITED_BINDINGS }, this.ctx);
   }
 }
