@@ -5,12 +5,16 @@
  * on every variant (A B C … C B A …), so a ratio compares latencies measured seconds apart.
  *
  *   npx tsx bench/sandbox-latency.ts [--rounds 5] [--slice 400] [--slices 6] [--only plain,bwrap]
+ *   npx tsx bench/sandbox-latency.ts --pin                      # the hook pinned to this CPU or the other
+ *   npx tsx bench/sandbox-latency.ts --gateway [--modes off,auto,auto-tty,off-setsid,before --before DIR]
  *
  * Variants: `plain` (spawned as the gateway spawns an unsandboxed hook); `setsid` (the same in a
  * session of its own, which on a kernel with sched_autogroup is also a scheduling group of its own);
- * `bwrap` (hookgate's bubblewrap argv, as src/node/sandbox/sandbox.ts builds it); `bwrap-cgroup`
- * (that argv under the per-hook cgroup step, as the gateway spawns it); `bwrap-same-session`
- * (bwrap without --new-session); `bwrap-net` (bwrap sharing the host's network namespace).
+ * `bwrap-new-session` (hookgate's bubblewrap argv with --new-session, as it always was); `bwrap`
+ * (the argv as src/node/sandbox/sandbox.ts plans it now: a session of its own only when this
+ * process has a controlling terminal); `bwrap-cgroup` (that argv under the per-hook cgroup step, as
+ * the gateway spawns it); `bwrap-net` (sharing the host's network namespace). `--pin` runs this
+ * process on CPU 0 and the hook pinned to CPU 0 or 1 (`plain-same-cpu`, `bwrap-other-cpu`, …).
  * Prints per round the p50 of each variant, its ratio to `plain` and CPU per call of the hook's
  * process tree (/proc), and the load average.
  */
@@ -21,7 +25,7 @@ import { detectLimits, limitSpawn } from '../src/node/sandbox/sandbox-limits.js'
 import { detectSandbox, planSandbox, wrapInSandbox } from '../src/node/sandbox/sandbox.js';
 import { sequential, StdioClient, WsClient } from './lib/clients.js';
 import { benchToken, freshSecret, hookPath, REPO_ROOT, SECRET_ENV, STDIO_HOOK } from './lib/config.js';
-import { forkTs, procTreeCpuMicros } from './lib/ipc.js';
+import { forkTs, ServerChild } from './lib/ipc.js';
 import { template } from './lib/messages.js';
 import { median, percentile } from './lib/stats.js';
 
@@ -48,7 +52,7 @@ interface Variant {
   detached?: boolean;
 }
 
-function sandboxed(network: boolean): SpawnSpec {
+function sandboxed(network: boolean, newSession?: boolean): SpawnSpec {
   const support = detectSandbox();
   if (!support.available) throw new Error(`bubblewrap is not usable here: ${support.reason}`);
   const policy = planSandbox(
@@ -64,31 +68,25 @@ function sandboxed(network: boolean): SpawnSpec {
     },
     support,
   );
-  return wrapInSandbox(HOOK, policy);
+  return wrapInSandbox(HOOK, newSession === undefined ? policy : { ...policy, newSession });
 }
 
 const VARIANTS: Variant[] = [
   { name: 'plain', spec: () => HOOK },
   { name: 'setsid', spec: () => HOOK, detached: true },
+  { name: 'bwrap-new-session', spec: () => sandboxed(false, true) },
   { name: 'bwrap', spec: () => sandboxed(false) },
   {
     name: 'bwrap-cgroup',
     spec: () =>
       limitSpawn(sandboxed(false), { pids: 64, memoryBytes: 512 * 2 ** 20 }, detectLimits(), 'bench'),
   },
-  {
-    name: 'bwrap-same-session',
-    spec: () => {
-      const s = sandboxed(false);
-      return { ...s, args: s.args.filter((a) => a !== '--new-session') };
-    },
-  },
   { name: 'bwrap-net', spec: () => sandboxed(true) },
   // With --pin this process runs on CPU 0 only: the hook on the same CPU, or always on the other.
   { name: 'plain-same-cpu', spec: () => pinned(HOOK, 0) },
   { name: 'plain-other-cpu', spec: () => pinned(HOOK, 1) },
-  { name: 'bwrap-same-cpu', spec: () => pinned(sandboxed(false), 0) },
-  { name: 'bwrap-other-cpu', spec: () => pinned(sandboxed(false), 1) },
+  { name: 'bwrap-same-cpu', spec: () => pinned(sandboxed(false, true), 0) },
+  { name: 'bwrap-other-cpu', spec: () => pinned(sandboxed(false, true), 1) },
 ];
 
 function pinned(spec: SpawnSpec, cpu: number): SpawnSpec {
@@ -141,6 +139,9 @@ const small = template('small');
 const running: Running[] = [];
 for (const v of chosen) running.push(await start(v));
 console.log(`variants: ${running.map((r) => r.variant.name).join(', ')}; ${SLICES} slices of ${SLICE} calls`);
+console.log(
+  `scheduling groups (autogroup): this process ${autogroup(process.pid)}; ${running.map((r) => `${r.variant.name} ${autogroup(leafOf(r.client.child.pid!))}`).join(', ')}`,
+);
 
 const perRound: Record<string, number[]>[] = [];
 try {
@@ -163,9 +164,9 @@ try {
           tally[0]! += a === b ? 1 : 0;
           tally[1]! += 1;
         }, SAMPLE_MS);
-        const c0 = procTreeCpuMicros(pid);
+        const c0 = treeCpuMicros(pid);
         const got = await sequential(r.client, small, { warm: 20, max: SLICE, timeMs: 10_000 });
-        cpu.set(r.variant.name, cpu.get(r.variant.name)! + procTreeCpuMicros(pid) - c0);
+        cpu.set(r.variant.name, cpu.get(r.variant.name)! + treeCpuMicros(pid) - c0);
         clearInterval(timer);
         calls.set(r.variant.name, calls.get(r.variant.name)! + got.length + 20);
         samples.get(r.variant.name)!.push(...got);
@@ -213,18 +214,27 @@ async function gatewayMode(): Promise<void> {
   const token = await benchToken();
   const gateways = await Promise.all(
     GATEWAY_MODES.map(async (mode) => {
-      const child = forkTs(
-        `gateway sandbox ${mode}`,
-        `${REPO_ROOT}/bench/children/sandbox-gateway.ts`,
-        [mode],
-        {
-          cwd: REPO_ROOT,
-        },
-      );
-      const info = (await child.ready) as { url: string; pid: number; hookPid: number };
+      // `before`: server.sandbox auto in another checkout (--before DIR, with this bench/ copied in).
+      const root = mode === 'before' ? flag('before', '') : REPO_ROOT;
+      if (!root) throw new Error('mode before needs --before DIR');
+      const child = mode.endsWith('-tty')
+        ? withTerminal(`gateway sandbox ${mode}`, mode.slice(0, -4))
+        : forkTs(
+            `gateway sandbox ${mode}`,
+            `${root}/bench/children/sandbox-gateway.ts`,
+            [mode === 'before' ? 'auto' : mode],
+            {
+              cwd: root,
+            },
+          );
+      const info = (await child.ready) as { url: string; pid: number; hookPid: number; terminal: boolean };
       const url = `${info.url.replace(/^http/, 'ws')}${hookPath(STDIO_HOOK)}/ws`;
       const client = await WsClient.open(`sandbox ${mode}`, url, token);
-      return { mode, child, info, client, leaf: leafOf(info.hookPid) };
+      const leaf = leafOf(info.hookPid);
+      console.log(
+        `sandbox ${mode}: gateway in ${autogroup(info.pid)} (${info.terminal ? 'a' : 'no'} controlling terminal), its hook in ${autogroup(leaf)}`,
+      );
+      return { mode, child, info, client, leaf };
     }),
   );
   const small = template('small');
@@ -251,9 +261,9 @@ async function gatewayMode(): Promise<void> {
             tally[0]! += a === b ? 1 : 0;
             tally[1]! += 1;
           }, SAMPLE_MS);
-          const c0 = procTreeCpuMicros(g.info.pid);
+          const c0 = treeCpuMicros(g.info.pid);
           const got = await sequential(g.client, small, { warm: 20, max: SLICE, timeMs: 10_000 });
-          cpu.set(g.mode, cpu.get(g.mode)! + procTreeCpuMicros(g.info.pid) - c0);
+          cpu.set(g.mode, cpu.get(g.mode)! + treeCpuMicros(g.info.pid) - c0);
           clearInterval(timer);
           calls.set(g.mode, calls.get(g.mode)! + got.length + 20);
           samples.get(g.mode)!.push(...got);
@@ -287,6 +297,21 @@ async function gatewayMode(): Promise<void> {
   }
 }
 
+/**
+ * The gateway child with a controlling terminal, as when started from a shell: util-linux
+ * script(1) runs it on a pseudo-terminal, and the IPC channel (fd 3, NODE_CHANNEL_FD) is
+ * inherited through it.
+ */
+function withTerminal(name: string, mode: string): ServerChild {
+  const command = [process.execPath, '--import', 'tsx', 'bench/children/sandbox-gateway.ts', mode].join(' ');
+  const proc = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: REPO_ROOT,
+    env: process.env,
+    stdio: ['pipe', 'ignore', 'inherit', 'ipc'],
+  });
+  return new ServerChild(name, proc);
+}
+
 /** CPU a process last ran on (/proc/<pid>/stat field 39), or undefined once it is gone. */
 function lastCpu(pid: number): number | undefined {
   try {
@@ -311,5 +336,50 @@ function leafOf(pid: number): number {
     });
     if (child === undefined) return pid;
     pid = Number(child);
+  }
+}
+
+/** Parent pid of every process, from /proc/<pid>/stat. */
+function parents(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      out.set(Number(e), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU time of `root` and every process below it, every thread, in µs, from schedstat (nanoseconds
+ * on a CPU): clock ticks (10 ms) are too coarse for a slice of a few hundred calls.
+ */
+function treeCpuMicros(root: number): number {
+  const ppid = parents();
+  let total = 0;
+  for (const [pid] of ppid) {
+    let p: number | undefined = pid;
+    while (p !== undefined && p > 1 && p !== root) p = ppid.get(p);
+    if (p !== root) continue;
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`))
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+/** The scheduling group (sched_autogroup: one per session) a process is in. */
+function autogroup(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/autogroup`, 'utf8').split(' ')[0]!;
+  } catch {
+    return '?';
   }
 }
