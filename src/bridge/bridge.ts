@@ -212,9 +212,16 @@ export class StdioBridge {
 
   /**
    * Answers settled in the same tick leave in one write (one syscall instead of one per answer when
-   * many calls are in flight); order is kept.
+   * many calls are in flight); order is kept. The last answer owed, with none waiting before it,
+   * has nothing to share a write with: it is written now, without the tick (one call at a time,
+   * PicoClaw's shape, is always this case).
    */
   private emit(line: string): void {
+    if (this.outbox.length === 0 && this.calls.size === 0) {
+      this.stdout.write(line);
+      this.wakeIdle();
+      return;
+    }
     if (this.outbox.length === 0) process.nextTick(this.flush);
     this.outbox.push(line);
   }
@@ -223,8 +230,12 @@ export class StdioBridge {
     const lines = this.outbox;
     this.outbox = [];
     this.stdout.write(lines.length === 1 ? lines[0] : lines.join(''));
+    this.wakeIdle();
+  };
+
+  private wakeIdle(): void {
     if (this.calls.size === 0 && this.idleWaiters.length > 0) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
-  };
+  }
 }

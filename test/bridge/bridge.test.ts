@@ -60,6 +60,17 @@ describe('StdioBridge', () => {
     expect(writes).toHaveLength(1);
   });
 
+  it('writes the answer of the only call in flight in the turn it settles, without waiting for a tick', async () => {
+    let settle!: (v: unknown) => void;
+    const { bridge, writes, lines } = setup(() => new Promise((r) => (settle = r)));
+    bridge.handleLine(call(1));
+    settle({ action: 'continue' });
+    // Microtasks only: a write deferred by process.nextTick cannot run before this loop ends.
+    for (let i = 0; i < 10; i++) await null;
+    expect(writes).toHaveLength(1);
+    expect(lines()).toEqual([{ jsonrpc: '2.0', id: 1, result: { action: 'continue' } }]);
+  });
+
   it('still answers calls that settle in different ticks', async () => {
     const { bridge, writes, lines } = setup(
       (_m, params) =>
