@@ -1,5 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, isAbsolute, resolve, sep } from 'node:path';
 import type { SpawnSpec } from '../../backends/types.js';
@@ -56,6 +64,16 @@ export interface SandboxPolicy {
   keepHome: boolean;
   /** `setpriv` identity: the host uid to run as, when not 65534 (a uid per hook, sandbox-limits.ts). */
   uid?: number;
+  /**
+   * A session of its own for the hook (bwrap `--new-session`; default true). It is needed only while
+   * the gateway has a controlling terminal: a hook in the gateway's session could open it as
+   * /dev/tty and push input into it (TIOCSTI, CVE-2017-5226). Without one there is nothing to
+   * reach, and a session of its own costs latency: where the kernel schedules by session
+   * (sched_autogroup), the hook becomes a scheduling group of its own and is placed on another CPU
+   * than the gateway more often, which put a sandboxed hook's sequential p50 above an unsandboxed
+   * one's at the same CPU per call (docs/performance.md).
+   */
+  newSession?: boolean;
 }
 
 const SYSTEM_TOP = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -91,7 +109,8 @@ const ETC = [
  * a hook's env often carries its API keys, and any local user can read a process's argv.
  */
 export function wrapInSandbox(spec: SpawnSpec, policy: SandboxPolicy): SpawnSpec {
-  const a: string[] = ['--die-with-parent', '--new-session'];
+  const a: string[] = ['--die-with-parent'];
+  if (policy.newSession !== false) a.push('--new-session');
   a.push('--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try');
   if (!policy.network) a.push('--unshare-net');
   if (policy.identity.kind === 'userns') {
@@ -225,7 +244,24 @@ export function planSandbox(
     network: input.network,
     cwd,
     keepHome: 'HOME' in input.env,
+    // Asked at every spawn, as the plan is: a terminal the gateway has now is what matters.
+    newSession: hasControllingTerminal(),
   };
+}
+
+/**
+ * Whether this process has a controlling terminal: tty_nr in /proc/self/stat (`stat` for tests).
+ * When that cannot be read, yes: the hook then gets a session of its own, as it always did.
+ */
+export function hasControllingTerminal(stat = '/proc/self/stat'): boolean {
+  try {
+    const text = readFileSync(stat, 'utf8');
+    // After the command name (which may hold spaces): state, ppid, pgrp, session, tty_nr.
+    const ttyNr = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[4]);
+    return !Number.isInteger(ttyNr) || ttyNr !== 0;
+  } catch {
+    return true;
+  }
 }
 
 /**
