@@ -40,6 +40,8 @@ export interface BridgeHandle {
   stats(): BridgeStats & { eventsForwarded: number; eventsDropped: number; pending: number };
 }
 
+const NO_BYTES: Buffer = Buffer.alloc(0);
+
 /**
  * Host→hook lines have no size limit in PicoClaw (before_llm carries the whole history), so the cap
  * sits well above the largest message the gateway takes: a call between the two is still answered
@@ -157,8 +159,14 @@ export async function runBridge(options: RunBridgeOptions): Promise<BridgeHandle
     })();
     return stopping;
   };
+  // The calls of one chunk go upstream in one write (see Upstream.batch); no closure per chunk.
+  let chunkNow = NO_BYTES;
+  const pushChunk = (): void => splitter.push(chunkNow);
   const onData = (chunk: Buffer | string): void => {
-    splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    chunkNow = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (upstream.batch) upstream.batch(pushChunk);
+    else pushChunk();
+    chunkNow = NO_BYTES;
   };
   stdin.on('data', onData);
   stdin.once('end', () => void stop('stdin closed'));

@@ -110,6 +110,11 @@ export class WsUpstream implements Upstream {
     }
   }
 
+  batch(fn: () => void): void {
+    if (this.state === 'open' && this.transport) this.transport.batch(fn);
+    else fn();
+  }
+
   async notify(method: string, params: unknown): Promise<void> {
     // Events wait briefly for a connection under way (startup), never for a gateway known to be down.
     if (!(await this.ready(2000)) || !this.peer) throw this.notOpen();

@@ -17,6 +17,12 @@ export interface Upstream {
   call(method: string, params: unknown, timeoutMs: number, forwarded?: ForwardedRequest): Promise<unknown>;
   /** Settles when the message has left (or could not): the event forwarder bounds what is in flight. */
   notify(method: string, params: unknown): Promise<void>;
+  /**
+   * Runs `fn` (which makes calls) with what it sends held back and written together when it
+   * returns: the lines of one stdin chunk leave in one write. Optional; without it, sends go out
+   * as they are made.
+   */
+  batch?(fn: () => void): void;
   close(): Promise<void>;
 }
 

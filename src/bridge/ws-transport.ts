@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import type { Transport } from '../core/transport.js';
 import { CloseCode, describeCloseCode } from '../lib/close-codes.js';
@@ -21,6 +22,8 @@ export class WsClientTransport implements Transport {
   onclose?: (reason?: string) => void;
   onerror?: (error: Error) => void;
   private closed = false;
+  /** Inside batch(): the socket is corked, sends are written when it returns. */
+  private batching = false;
   private readonly pingTimer: ReturnType<typeof setInterval>;
 
   constructor(
@@ -50,9 +53,32 @@ export class WsClientTransport implements Transport {
       return Promise.reject(new Error('connection to the gateway is not open'));
     }
     return new Promise<void>((resolve, reject) => {
-      // Lines PicoClaw wrote together (many calls in flight) go to the gateway in one write.
-      sendCoalesced(this.ws, message, (err) => (err ? reject(err) : resolve()));
+      const done = (err?: Error) => (err ? reject(err) : resolve());
+      // Lines PicoClaw wrote together (many calls in flight) go to the gateway in one write: those
+      // of one stdin chunk by batch(), anything else by the socket's cork until the next tick.
+      if (this.batching) this.ws.send(message, done);
+      else sendCoalesced(this.ws, message, done);
     });
+  }
+
+  /**
+   * Runs `fn` with the socket corked and uncorks it when `fn` returns: what `fn` sends leaves in
+   * one write at once, without a tick's wait or bookkeeping (a call at a time is one line per chunk).
+   */
+  batch(fn: () => void): void {
+    const socket = (this.ws as unknown as { _socket?: Socket })._socket;
+    if (this.batching || this.closed || !socket) {
+      fn();
+      return;
+    }
+    socket.cork();
+    this.batching = true;
+    try {
+      fn();
+    } finally {
+      this.batching = false;
+      socket.uncork();
+    }
   }
 
   get bufferedAmount(): number {
