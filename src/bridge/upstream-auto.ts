@@ -39,7 +39,22 @@ export class AutoUpstream implements Upstream {
     if (!this.noWebSocket) this.ws.start(hello);
   }
 
-  async call(
+  call(method: string, params: unknown, timeoutMs: number, forwarded?: ForwardedRequest): Promise<unknown> {
+    // The WebSocket is open (ready() would say so at once): straight to it, without a turn's wait.
+    if (this.wsOpen()) return this.ws.call(method, params, timeoutMs, forwarded);
+    return this.callWhenDecided(method, params, timeoutMs, forwarded);
+  }
+
+  batch(fn: () => void): void {
+    if (this.wsOpen()) this.ws.batch(fn);
+    else fn();
+  }
+
+  private wsOpen(): boolean {
+    return !this.noWebSocket && this.ws.phase === 'open';
+  }
+
+  private async callWhenDecided(
     method: string,
     params: unknown,
     timeoutMs: number,

@@ -1,7 +1,9 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { endpointsFromUrl } from '../../src/bridge/index.js';
 import { createLogger } from '../../src/bridge/log.js';
 import type { Upstream } from '../../src/bridge/upstream.js';
+import { AutoUpstream } from '../../src/bridge/upstream-auto.js';
 import { WsUpstream } from '../../src/bridge/upstream-ws.js';
 import { TestGateway } from './helpers/gateway.js';
 import { beforeToolParams, TOKEN } from './helpers/host.js';
@@ -63,5 +65,23 @@ describe('Upstream.batch', () => {
     await Promise.all(later);
     expect(writes()).toBe(2);
     expect(gw.calls).toHaveLength(7);
+  });
+
+  it('auto, with the WebSocket open: a call is sent in the turn it is made, so a batch holds it', async () => {
+    const gw = await gateway();
+    const { wsUrl, httpUrl } = endpointsFromUrl(gw.wsUrl);
+    const up = new AutoUpstream({ wsUrl, httpUrl, token: TOKEN, log });
+    upstreams.push(up);
+    up.start();
+    const ws = (up as unknown as { ws: WsUpstream }).ws;
+    expect(await ws.ready(10_000)).toBe(true);
+    const writes = countWrites(ws);
+    const answers: Promise<unknown>[] = [];
+    up.batch(() => {
+      answers.push(callOf(up), callOf(up));
+    });
+    expect(writes()).toBe(1);
+    expect(await Promise.all(answers)).toEqual([{ action: 'continue' }, { action: 'continue' }]);
+    expect(gw.calls.map((c) => c.via)).toEqual(['ws', 'ws']);
   });
 });
