@@ -165,12 +165,14 @@ export class ApprovalBroker {
 
   /** Live creations and decisions for one tenant (from every replica sharing the store). */
   subscribe(tenant: string, listener: (event: ApprovalEvent) => void): () => void {
+    if (this.store.watch) {
+      // Heard on the subscriber's own connection (see ApprovalStore.watch), not passed around here.
+      return this.store.watch(tenant, (event) => this.tell(listener, tenant, approvalEvent(event)));
+    }
     const set = this.subscribers.get(tenant) ?? new Set();
     this.subscribers.set(tenant, set);
     set.add(listener);
-    const unwatch = this.store.watch?.(tenant);
     return () => {
-      unwatch?.();
       set.delete(listener);
       if (set.size === 0 && this.subscribers.get(tenant) === set) this.subscribers.delete(tenant);
     };
@@ -259,12 +261,14 @@ export class ApprovalBroker {
   }
 
   private publish(tenant: string, event: ApprovalEvent): void {
-    for (const listener of this.subscribers.get(tenant) ?? []) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.log?.warn({ tenant, err: String(err) }, 'approval subscriber failed');
-      }
+    for (const listener of this.subscribers.get(tenant) ?? []) this.tell(listener, tenant, event);
+  }
+
+  private tell(listener: (event: ApprovalEvent) => void, tenant: string, event: ApprovalEvent): void {
+    try {
+      listener(event);
+    } catch (err) {
+      this.log?.warn({ tenant, err: String(err) }, 'approval subscriber failed');
     }
   }
 
@@ -304,6 +308,12 @@ export class ApprovalBroker {
       ...(outcome.reason ? { reason: outcome.reason } : {}),
     });
   }
+}
+
+function approvalEvent(event: StoreEvent): ApprovalEvent {
+  return event.type === 'created'
+    ? event
+    : { type: 'decided', tenant: event.tenant, id: event.id, outcome: event.outcome };
 }
 
 function alreadyRefusal(outcome: ApprovalOutcome): [ApprovalError['code'], string] {

@@ -40,11 +40,12 @@ export interface ApprovalStore {
   /** Every replica's creations and settlements (this one's included); returns an unsubscribe. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
   /**
-   * For stores that hear another replica's events only on request (a Durable Object per tenant):
-   * starts hearing this tenant's until the returned release is called. Absent: every event of
-   * every tenant is heard from the start.
+   * For stores that hear a tenant's events only on request, on a connection of the subscriber's
+   * own (a Durable Object per tenant, on Workers, where a request's stream can be written only by
+   * that request): this tenant's events, from every replica, go to `listener` only, until the
+   * returned release. Absent: `subscribe` hears every event of every tenant.
    */
-  watch?(tenant: string): () => void;
+  watch?(tenant: string, listener: (event: StoreEvent) => void): () => void;
   close(): Promise<void>;
 }
 

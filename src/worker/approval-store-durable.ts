@@ -16,7 +16,7 @@ const CALL_TIMEOUT_MS = 30_000;
 const REATTACH_TRIES = 3;
 /** An inbox stream's events socket that drops is opened again after this long. */
 const REOPEN_MS = 1_000;
-/** Events already passed on, remembered so that one heard on two sockets is passed on once. */
+/** Outcomes already passed on, so one heard twice (on a socket, then on reattaching) wakes once. */
 const HEARD_MAX = 4_096;
 
 interface Log {
@@ -28,9 +28,10 @@ interface Log {
  * one isolate can be decided through a request that lands on any other.
  *
  * Each parked call holds a park socket to the object for its request and hears its outcome there;
- * each live subscriber (an inbox event stream) holds an events socket. A socket belongs to the
- * request that opened it (Workers tie I/O to the request context), so nothing here is shared
- * between requests; an event heard on two sockets of one isolate is passed on once.
+ * each live subscriber (an inbox event stream) holds an events socket and hears the tenant's events
+ * there. A socket, like a stub, belongs to the request that opened it (Workers tie I/O to the
+ * request context), and what it hears goes only to that request's waiter or stream: nothing here
+ * is passed between requests.
  */
 export class DurableApprovalStore implements ApprovalStore {
   private readonly ids = new Map<string, DurableObjectId>();
@@ -77,25 +78,36 @@ export class DurableApprovalStore implements ApprovalStore {
     return () => this.listeners.delete(listener);
   }
 
-  /** Hears the tenant's events on a socket of the calling request's own, until released. */
-  watch(tenant: string): () => void {
+  /**
+   * The tenant's events on a socket of the calling request's own, to `listener` only: a stream
+   * of one request cannot be written from another's (an event heard on some other socket would
+   * be), so no event is passed between requests here.
+   */
+  watch(tenant: string, listener: (event: StoreEvent) => void): () => void {
     let released = false;
     let socket: WebSocket | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
+    const again = () => {
+      // Dropped under a live stream (the object moved or restarted): hear it again.
+      if (!released && !this.closed) retry = setTimeout(open, REOPEN_MS);
+    };
     const open = () => {
       this.socket(tenant, '/events').then(
         (ws) => {
-          if (released || this.closed) return ws.close(1000, 'released');
+          if (released || this.closed) {
+            closeQuietly(ws);
+            return;
+          }
           socket = ws;
-          ws.addEventListener('close', () => {
-            this.sockets.delete(ws);
-            // Dropped under a live stream (the object moved or restarted): hear it again.
-            if (!released && !this.closed) retry = setTimeout(open, REOPEN_MS);
+          ws.addEventListener('message', (e: MessageEvent) => {
+            const event = parse(e.data);
+            if (event) listener(event);
           });
+          ws.addEventListener('close', again);
         },
         (err: unknown) => {
           this.log?.warn({ tenant, err: String(err) }, 'approval events unavailable');
-          if (!released && !this.closed) retry = setTimeout(open, REOPEN_MS);
+          again();
         },
       );
     };
@@ -122,6 +134,13 @@ export class DurableApprovalStore implements ApprovalStore {
     const ws = await this.socket(tenant, `/park?id=${id}`, within);
     const k = key(tenant, id);
     this.parked.set(k, ws);
+    // The outcome wakes the call in the request that holds it: this socket is that request's.
+    ws.addEventListener('message', (e: MessageEvent) => {
+      const event = parse(e.data);
+      if (event?.type !== 'settled') return;
+      this.detach(event.tenant, event.id);
+      this.emit(event);
+    });
     ws.addEventListener('close', () => {
       if (this.parked.get(k) !== ws) return;
       this.parked.delete(k);
@@ -162,8 +181,9 @@ export class DurableApprovalStore implements ApprovalStore {
     if (!ws) throw new Error(`approvals object answered ${res.status} to ${path.split('?')[0]}`);
     ws.accept();
     this.sockets.add(ws);
-    ws.addEventListener('message', (e: MessageEvent) => this.onMessage(e.data));
-    ws.addEventListener('close', () => this.sockets.delete(ws));
+    ws.addEventListener('close', () => {
+      this.sockets.delete(ws);
+    });
     return ws;
   }
 
@@ -183,23 +203,9 @@ export class DurableApprovalStore implements ApprovalStore {
     return res.json();
   }
 
-  private onMessage(data: unknown): void {
-    if (typeof data !== 'string') return;
-    let event: StoreEvent;
-    try {
-      event = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (event.type === 'settled') this.detach(event.tenant, event.id);
-    this.emit(event);
-  }
-
-  private emit(event: StoreEvent): void {
-    const seen =
-      event.type === 'created'
-        ? `created ${key(event.request.binding.tenant, event.request.id)}`
-        : `settled ${key(event.tenant, event.id)}`;
+  /** Tells the broker (its parked call here wakes); each request's outcome once. */
+  private emit(event: StoreEvent & { type: 'settled' }): void {
+    const seen = key(event.tenant, event.id);
     if (this.heard.has(seen)) return;
     this.heard.add(seen);
     if (this.heard.size > HEARD_MAX) this.heard.delete(this.heard.values().next().value as string);
@@ -217,6 +223,15 @@ export class DurableApprovalStore implements ApprovalStore {
       this.ids.set(tenant, id);
     }
     return this.namespace.get(id);
+  }
+}
+
+function parse(data: unknown): StoreEvent | undefined {
+  if (typeof data !== 'string') return undefined;
+  try {
+    return JSON.parse(data) as StoreEvent;
+  } catch {
+    return undefined;
   }
 }
 

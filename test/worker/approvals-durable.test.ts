@@ -82,6 +82,24 @@ async function decide(
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
+/** acme's live event stream through a gateway, read as text. */
+async function inbox(gateway: Fetcher) {
+  const res = await gateway.fetch(`${ORIGIN}/v1/tenants/acme/approvals/events`, {
+    headers: { authorization: `Bearer ${await approver()}` },
+  });
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  return {
+    text: () => text,
+    async until(what: string) {
+      while (!text.includes(what)) text += decoder.decode((await reader.read()).value, { stream: true });
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
 /** The one request of `hook` waiting in acme's object, as gateway `through` lists it. */
 async function waiting(through: Fetcher, hook: string) {
   let found: Awaited<ReturnType<typeof list>> = [];
@@ -125,27 +143,23 @@ describe('approvals across gateways through the tenant’s Durable Object', () =
     expect(await list(A)).toEqual([]);
   });
 
-  it('an inbox stream on B hears the request parked through A and its decision', async () => {
-    const res = await B.fetch(`${ORIGIN}/v1/tenants/acme/approvals/events`, {
-      headers: { authorization: `Bearer ${await approver()}` },
-    });
-    const reader = res.body!.getReader();
-    let text = '';
-    const until = async (what: string) => {
-      while (!text.includes(what)) text += new TextDecoder().decode((await reader.read()).value);
-    };
-    await until('event: ready');
-    // `ready` is sent as B's store asks the object for its events socket: wait until it is open,
-    // or the creation could pass it by.
-    await expect.poll(async () => (await op<{ events: number }>('acme', { op: 'listeners' })).events).toBe(1);
+  it('inbox streams on either gateway hear the request parked through A and its decision', async () => {
+    // Two streams on B (one isolate, two requests: one event heard once, passed to both) and one on A.
+    const streams = await Promise.all([inbox(B), inbox(B), inbox(A)]);
+    for (const s of streams) await s.until('event: ready');
+    // `ready` is sent as each store asks the object for its events socket: wait until all are
+    // open, or the creation could pass them by.
+    await expect.poll(async () => (await op<{ events: number }>('acme', { op: 'listeners' })).events).toBe(3);
     const call = hostCall(A, 'guard');
-    await until('event: created');
     const request = await waiting(B, 'guard');
-    expect(text).toContain(`"id":"${request.id}"`);
+    for (const s of streams) await s.until(`"id":"${request.id}"`);
     await decide(A, request.id, { decision: 'deny', reason: 'not during the freeze' });
-    await until('event: decided');
-    expect(text).toContain('"decision":"denied"');
-    await reader.cancel();
+    for (const s of streams) {
+      await s.until('event: decided');
+      expect(s.text()).toContain('"decision":"denied"');
+      expect(s.text().match(/event: created/g)).toHaveLength(1);
+      await s.cancel();
+    }
     expect(await call).toEqual({ action: 'deny_tool', reason: 'denied by alice: not during the freeze' });
   });
 
@@ -227,7 +241,9 @@ async function park(tenant: string, id: string) {
   const ws = res.webSocket!;
   ws.accept();
   const events: StoreEvent[] = [];
-  ws.addEventListener('message', (e) => events.push(JSON.parse(e.data as string)));
+  ws.addEventListener('message', (e) => {
+    events.push(JSON.parse(e.data as string));
+  });
   return { ws, events };
 }
 
