@@ -1,4 +1,5 @@
 import { utf8Length } from '../core/ndjson.js';
+import { SENT } from '../core/transport.js';
 import { HookgateError } from '../lib/errors.js';
 
 /** The slice of a Node Writable the queue needs: `write` says false when its buffer is full. */
@@ -54,13 +55,13 @@ export class StdinQueue {
 
   /**
    * Settles when the message is handed to the stream, or rejects when its deadline (ms from now)
-   * passes first or the queue is stopped.
+   * passes first or the queue is stopped. Handed over at once (the usual case), it returns SENT.
    */
   send(text: string, deadlineMs?: number): Promise<void> {
     if (this.stopped) return Promise.reject(new Error('hook stdin is closed'));
     if (!this.full && this.entries.length === 0) {
       this.write(text);
-      return Promise.resolve();
+      return SENT;
     }
     return new Promise<void>((resolve, reject) => {
       const entry: Entry = { text, bytes: utf8Length(text), resolve, reject };

@@ -7,7 +7,7 @@ import {
 } from '../protocol/jsonrpc.js';
 import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
 import { paramsTextOf } from './params-text.js';
-import type { Transport } from './transport.js';
+import { SENT, type Transport } from './transport.js';
 import { HookgateError } from '../lib/errors.js';
 
 export type PeerErrorCode =
@@ -103,7 +103,9 @@ export class JsonRpcPeer {
         reject(new PeerError('PEER_TIMEOUT', `${method} timed out after ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      this.transport.send(text, timeoutMs).catch((err: unknown) => {
+      const sent = this.transport.send(text, timeoutMs);
+      if (sent === SENT) return;
+      sent.catch((err: unknown) => {
         const p = this.pending.get(id);
         if (!p) return;
         clearTimeout(p.timer);

@@ -3,6 +3,13 @@
  * Framing (NDJSON lines, WebSocket frames, HTTP bodies) lives in the implementations.
  * Modelled on the MCP TypeScript SDK's Transport.
  */
+/**
+ * What `send` may return when the message was handed over at once and cannot fail later (a stdio
+ * hook's stdin with room in it): the caller then has nothing to wait for or catch, and skips the
+ * promise and the turn a handler on it would cost per call.
+ */
+export const SENT: Promise<void> = Promise.resolve();
+
 export interface Transport {
   start(): Promise<void>;
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QueueDeadlineError, StdinQueue } from '../../src/backends/stdin-queue.js';
+import { SENT } from '../../src/core/transport.js';
 import { unreadSocket } from '../helpers/unread-socket.js';
 
 const MiB = 1024 * 1024;
@@ -24,6 +25,14 @@ describe('StdinQueue', () => {
     await expect.poll(() => received.length, { timeout: 10_000 }).toBe(big.length + 7);
     expect(received.endsWith('\na\nb\nc\n')).toBe(true);
     expect(queue.bytes).toBe(0);
+    pipe.close();
+  });
+
+  it('returns SENT for a message handed over at once, so the peer has no handler to attach', async () => {
+    const pipe = await unreadSocket();
+    const queue = new StdinQueue(pipe.writer, 0, () => {});
+    expect(queue.send('a\n')).toBe(SENT);
+    queue.stop('done');
     pipe.close();
   });
 
