@@ -5,10 +5,12 @@
  * decided through the other, woken by the object; the object's deadline alarm and a holder that
  * went away; and without the binding, per-isolate approvals with a warning.
  */
+import { abortAllDurableObjects, evictDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { argsDigest } from '../../src/approvals/binding.js';
+import { ApprovalBroker } from '../../src/approvals/broker.js';
 import type { SettleResult, StoreEvent } from '../../src/approvals/store.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { DurableApprovalStore } from '../../src/worker/approval-store-durable.js';
@@ -323,6 +325,39 @@ describe('the tenant’s Durable Object', () => {
     await expect.poll(() => events.length).toBe(1);
     expect(events[0]).toMatchObject({ type: 'settled', outcome: final });
     ws.close();
+  });
+});
+
+describe('when the object goes away under a parked call', () => {
+  /** Two brokers on stores of their own (two isolates), and a call parked through the first. */
+  async function parkedOn(tenant: string) {
+    const holder = new ApprovalBroker({ store: new DurableApprovalStore(env.HOOKGATE_APPROVALS) });
+    const decider = new ApprovalBroker({ store: new DurableApprovalStore(env.HOOKGATE_APPROVALS) });
+    const { binding } = await request(tenant, 60_000);
+    const asked = holder.ask(binding);
+    await expect.poll(async () => (await decider.pending(tenant)).map((r) => r.id)).toEqual([asked.id]);
+    return { holder, decider, ...asked };
+  }
+
+  it('evicted (hibernated), it still wakes the call when a decision comes', async () => {
+    const tenant = `evicted-${crypto.randomUUID()}`;
+    const { holder, decider, id, outcome } = await parkedOn(tenant);
+    await evictDurableObject(stubOf(tenant));
+    await decider.decide(tenant, id, { approve: true, approver: 'alice' });
+    // Well before the 60 s deadline: woken by the decision, through the hibernated socket.
+    expect(await outcome).toMatchObject({ decision: 'approved', approver: 'alice' });
+    await Promise.all([holder.close(), decider.close()]);
+  });
+
+  it('reset (its sockets cut), the holder attaches again and is woken by the decision', async () => {
+    const tenant = `reset-${crypto.randomUUID()}`;
+    const { holder, decider, id, outcome } = await parkedOn(tenant);
+    await abortAllDurableObjects();
+    // The request outlived the reset (storage is kept) and is still pending: nobody saw its holder go.
+    await expect.poll(async () => (await decider.pending(tenant)).map((r) => r.id)).toEqual([id]);
+    await decider.decide(tenant, id, { approve: false, reason: 'after the reset', approver: 'bob' });
+    expect(await outcome).toMatchObject({ decision: 'denied', reason: 'after the reset' });
+    await Promise.all([holder.close(), decider.close()]);
   });
 });
 
