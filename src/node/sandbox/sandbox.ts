@@ -1,13 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import {
   accessSync,
-  closeSync,
   constants,
   lstatSync,
-  openSync,
   readFileSync,
   readlinkSync,
-  readSync,
   realpathSync,
   statSync,
 } from 'node:fs';
@@ -194,14 +191,8 @@ export function planSandbox(
   const found = findExecutable(input.command[0], input.env.PATH ?? process.env.PATH ?? '', input.cwd);
   const own = [cwd, ...input.readPaths.map(real), ...input.writePaths.map(real)];
   const prefixes: string[] = [];
-  // A script run by its #! line needs the interpreter that line names as much as one the command
-  // names: it is shown with its prefix, and never covered for this hook because another tenant's
-  // command names the same program (that hook's spawns failed with EACCES otherwise).
-  const programs = found
-    ? [found, ...shebangInterpreters(found, input.env.PATH ?? process.env.PATH ?? '', input.cwd)]
-    : [];
-  for (const program of programs) {
-    for (const p of [program, real(program)]) {
+  if (found) {
+    for (const p of [found, real(found)]) {
       own.push(p);
       if (!isSystem(p)) prefixes.push(installPrefix(p));
     }
@@ -407,34 +398,6 @@ function installPrefix(file: string): string {
   const homes = [homedir(), '/root', '/'];
   if (homes.includes(prefix) || /^\/home\/[^/]+$/.test(prefix)) return dir;
   return prefix;
-}
-
-/**
- * The interpreter a script's `#!` line names, as the kernel and env(1) find it: the absolute path
- * on that line and, for `/usr/bin/env NAME` (options and VAR=value words skipped), NAME on `path`.
- * Empty for a file without a `#!` line (a binary) or one that cannot be read.
- */
-export function shebangInterpreters(script: string, path: string, cwd: string): string[] {
-  let head: string;
-  try {
-    const fd = openSync(script, 'r');
-    try {
-      // The kernel reads no more of the line than this (BINPRM_BUF_SIZE).
-      const buf = Buffer.alloc(256);
-      head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('latin1');
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return [];
-  }
-  if (!head.startsWith('#!')) return [];
-  const [interpreter, ...words] = (head.slice(2).split('\n')[0] ?? '').trim().split(/[ \t]+/);
-  if (!interpreter || !isAbsolute(interpreter)) return [];
-  if (basename(interpreter) !== 'env') return [interpreter];
-  const name = words.find((w) => !w.startsWith('-') && !w.includes('='));
-  const named = name ? findExecutable(name, path, cwd) : undefined;
-  return named ? [interpreter, named] : [interpreter];
 }
 
 /** execvp's search: a name with a slash is a path (relative to cwd), else the first hit on PATH. */
