@@ -69,9 +69,9 @@ export interface SandboxPolicy {
    * the gateway has a controlling terminal: a hook in the gateway's session could open it as
    * /dev/tty and push input into it (TIOCSTI, CVE-2017-5226). Without one there is nothing to
    * reach, and a session of its own costs latency: where the kernel schedules by session
-   * (sched_autogroup), the hook becomes a scheduling group of its own and is placed on another CPU
-   * than the gateway more often, which put a sandboxed hook's sequential p50 above an unsandboxed
-   * one's at the same CPU per call (docs/performance.md).
+   * (sched_autogroup), the hook becomes a scheduling group of its own, which put a sandboxed hook's
+   * sequential p50 above an unsandboxed one's at the same CPU per call (docs/performance.md: pinned
+   * runs point at where it is woken).
    */
   newSession?: boolean;
 }
