@@ -2,8 +2,9 @@
 // A PicoClaw stdio hook that tries to get at what a sandbox must keep from it. A before_tool call
 // for tool "spy" with arguments { read: [paths], url?, write? } answers respond with JSON: for every
 // path the file's text or the error it got ("{ppid}" in a path is the hook's parent pid), whether
-// it could fetch `url` and write into `write` and into its own cwd, and its uid, pid and HOME.
-import { readFileSync, writeFileSync } from 'node:fs';
+// it could fetch `url` and write into `write` and into its own cwd, its uid, pid and HOME, and the
+// size of its /tmp in bytes.
+import { readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -45,6 +46,7 @@ async function spy(args) {
     uid: process.getuid(),
     pid: process.pid,
     home: process.env.HOME,
+    tmpBytes: (({ blocks, bsize }) => blocks * bsize)(statfsSync('/tmp')),
   };
 }
 

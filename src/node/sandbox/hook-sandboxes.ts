@@ -67,7 +67,12 @@ export function hookSandboxes(
     log,
   );
   log.info(
-    { sandbox: 'bubblewrap', bwrap: support.bwrap, identity: support.identity.kind },
+    {
+      sandbox: 'bubblewrap',
+      bwrap: support.bwrap,
+      identity: support.identity.kind,
+      tmp_sized: support.tmpSize === true,
+    },
     'stdio hooks sandboxed',
   );
   const limiter = hookLimiter(
@@ -145,7 +150,14 @@ export function hookSandboxes(
       }
       const limited = { tenant: hook.tenant, name: hook.name, limits: b.sandbox.limits };
       const uid = limiter.uid(limited);
-      const sandboxed = wrapInSandbox(spec, uid === undefined ? policy : { ...policy, uid });
+      // /tmp is memory: sized to the hook's memory limit, which a cgroup (where there is one)
+      // counts it against as well.
+      const tmpBytes = support.tmpSize ? b.sandbox.limits.memory_mb * 2 ** 20 : undefined;
+      const sandboxed = wrapInSandbox(spec, {
+        ...policy,
+        ...(uid === undefined ? {} : { uid }),
+        ...(tmpBytes === undefined ? {} : { tmpBytes }),
+      });
       return limiter.limit(networks.attach(sandboxed, hook), limited);
     };
   };

@@ -43,6 +43,8 @@ export type SandboxSupport =
       host: HostSystem;
       /** true when hooks can get a network namespace of their own, else why they cannot. */
       networkIsolation: true | string;
+      /** bwrap can size the private /tmp (`--size`, which older versions do not have). */
+      tmpSize?: boolean;
     }
   | { available: false; reason: string };
 
@@ -64,6 +66,11 @@ export interface SandboxPolicy {
   keepHome: boolean;
   /** `setpriv` identity: the host uid to run as, when not 65534 (a uid per hook, sandbox-limits.ts). */
   uid?: number;
+  /**
+   * The private /tmp's size in bytes (the hook's `memory_mb`). A tmpfs is otherwise half the host's
+   * memory, and only a memory cgroup counts what a hook keeps there: under rlimits it was unbounded.
+   */
+  tmpBytes?: number;
   /**
    * A session of its own for the hook (bwrap `--new-session`; default true). It is needed only while
    * the gateway has a controlling terminal: a hook in the gateway's session could open it as
@@ -124,7 +131,9 @@ export function wrapInSandbox(spec: SpawnSpec, policy: SandboxPolicy): SpawnSpec
   for (const dir of policy.host.dirs) a.push('--ro-bind', dir, dir);
   for (const link of policy.host.symlinks) a.push('--symlink', link.target, link.path);
   a.push('--proc', '/proc', '--dev', '/dev');
-  a.push('--perms', '1777', '--tmpfs', '/tmp');
+  a.push('--perms', '1777');
+  if (policy.tmpBytes !== undefined) a.push('--size', String(policy.tmpBytes));
+  a.push('--tmpfs', '/tmp');
   // Directories bwrap creates on its own are not searchable by uid 65534 in every version.
   a.push('--perms', '0755', '--dir', '/etc');
   for (const entry of ETC) a.push('--ro-bind-try', entry, entry);
@@ -349,7 +358,8 @@ function probe(): SandboxSupport {
     }
     // A network namespace of its own can need more (in Docker, CAP_NET_ADMIN for its loopback).
     const netWhy = runsAsSandboxUser({ ...base, network: false }, id);
-    return { available: true, bwrap, identity, host, networkIsolation: netWhy ?? true };
+    const tmpSize = runsAsSandboxUser({ ...base, network: true, tmpBytes: 2 ** 20 }, id) === undefined;
+    return { available: true, bwrap, identity, host, networkIsolation: netWhy ?? true, tmpSize };
   }
   return { available: false, reason: `${bwrap} does not work here (${failures.join('; ')})` };
 }

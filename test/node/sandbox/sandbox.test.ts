@@ -85,6 +85,14 @@ describe('wrapInSandbox: the bwrap argv (pure)', () => {
     expect(at(flags, '--chdir', '/srv/hooks/acme')).toBe(flags.length - 2);
   });
 
+  it('sizes the private /tmp when told its size, and leaves it to bwrap otherwise', () => {
+    const sized = split(wrapInSandbox(spec, policy({ tmpBytes: 64 * 2 ** 20 })).args).flags;
+    expect(at(sized, '--perms', '1777', '--size', String(64 * 2 ** 20), '--tmpfs', '/tmp')).toBeGreaterThan(
+      -1,
+    );
+    expect(split(wrapInSandbox(spec, policy()).args).flags).not.toContain('--size');
+  });
+
   it('shares the network only when the config allows it', () => {
     expect(wrapInSandbox(spec, policy({ network: true })).args).not.toContain('--unshare-net');
     expect(split(wrapInSandbox(spec, policy({ network: false })).args).flags).toContain('--unshare-net');
@@ -779,3 +787,66 @@ describe.skipIf(!bwrapAvailable)(
     }, 180_000);
   },
 );
+
+describe.skipIf(!bwrapAvailable)(`a hook's private /tmp is no larger than its memory_mb${why}`, () => {
+  // A tmpfs is half the host's memory by default, and only a memory cgroup counts what a hook keeps
+  // in it: under rlimits (Docker's read-only cgroup mount, an unprivileged gateway without a
+  // delegated cgroup) one hook's /tmp could take the host's memory from every other.
+  it('refuses writes past its size, in a real bwrap (no cgroup involved)', () => {
+    const sandbox = detectSandbox();
+    if (!sandbox.available) throw new Error(sandbox.reason); // under CI, where it must work
+    expect(sandbox.tmpSize).toBe(true);
+    const sh = ['/bin/sh', '/usr/bin/sh'].find((p) => existsSync(p))!;
+    const write = (tmpBytes: number | undefined) => {
+      const wrapped = wrapInSandbox(
+        {
+          command: sh,
+          // 3 MiB into a 1 MiB /tmp; "wrote" only if every byte went in.
+          args: ['-c', 'head -c 3145728 /dev/zero > /tmp/fill && echo wrote'],
+          cwd: '/',
+          env: { PATH: '/usr/bin:/bin' },
+        },
+        {
+          bwrap: sandbox.bwrap,
+          identity: sandbox.identity,
+          host: sandbox.host,
+          readOnly: [],
+          writable: [],
+          hide: [],
+          network: true,
+          cwd: '/',
+          keepHome: false,
+          ...(tmpBytes === undefined ? {} : { tmpBytes }),
+        },
+      );
+      return spawnSync(wrapped.command, wrapped.args, { env: wrapped.env, encoding: 'utf8' });
+    };
+    const sized = write(2 ** 20);
+    expect(sized.stdout).not.toContain('wrote');
+    expect(sized.stderr).toMatch(/No space left on device/);
+    // The control: the same write into bwrap's default /tmp goes through.
+    expect(write(undefined).stdout).toContain('wrote');
+  });
+
+  it("is sized to each hook's memory_mb by the gateway", async () => {
+    const spy = (sandbox: object) => ({
+      backend: { type: 'stdio', command: [process.execPath, SPY], sandbox },
+      tools: ['spy'],
+    });
+    const gw = await startTestGateway({
+      server: { sandbox: 'required' },
+      tenants: { acme: tenantDoc({ small: spy({ limits: { memory_mb: 48 } }), usual: spy({}) }) },
+    });
+    try {
+      // What each hook itself sees of its /tmp, in the sandbox the gateway spawned it in.
+      const tmpBytes = async (hook: string) => {
+        const answer = await gw.call(hook, 'hook.before_tool', { tool: 'spy', arguments: {} });
+        return JSON.parse(answer.result.result.for_llm).tmpBytes;
+      };
+      expect(await tmpBytes('small')).toBe(48 * 2 ** 20);
+      expect(await tmpBytes('usual')).toBe(512 * 2 ** 20);
+    } finally {
+      await gw.close();
+    }
+  }, 60_000);
+});
