@@ -45,6 +45,26 @@ describe('TenantVerifier', () => {
     await expect(v.authenticate('not.a.jwt')).rejects.toBeInstanceOf(AuthError);
   });
 
+  it('the token found last is answered as the cache answers it: not past its exp, not once evicted', async () => {
+    const v = await TenantVerifier.create(tenant([{ alg: 'HS256', secret: SECRET }]), 1);
+    const exp = Math.floor(Date.now() / 1000) + 60;
+    const a = await sign(exp, { n: 'a' });
+    const principal = await v.verify(a);
+    // A string equal to the token, not the same string: what every HTTP request brings.
+    const again = [...a].join('');
+    expect(v.authenticate(again)).toBe(principal);
+    const late = v.authenticate(again, exp + 1);
+    expect(late).toBeInstanceOf(Promise);
+    await expect(late).rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
+    await v.verify(a);
+    expect(v.authenticate(a)).toBe(v.cached(a));
+    // Verifying another token evicts a (size 1): a is verified again, not answered from memory.
+    await v.verify(await sign(exp, { n: 'b' }));
+    const evicted = v.authenticate(a);
+    expect(evicted).toBeInstanceOf(Promise);
+    await evicted;
+  });
+
   it('bounds the cache in size', async () => {
     const v = await TenantVerifier.create(tenant([{ alg: 'HS256', secret: SECRET }]), 2);
     const exp = Math.floor(Date.now() / 1000) + 60;
