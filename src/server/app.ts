@@ -10,7 +10,7 @@ import { allowedMethods } from './allowed-methods.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import { approvalsPageRoutes } from './approvals-page.js';
 import { approvalRoutes } from './approvals-route.js';
-import { type AuthVariables, extractToken, requireHookAccess } from './auth.js';
+import { type AuthVariables, extractToken, hookAuthoriser, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
 import { notACallOrNotification } from './call-envelope.js';
 import { answerClaudeCode } from '../hosts/claude-code/route.js';
@@ -316,7 +316,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     });
   });
 
-  app.post(base, access, async (c) => {
+  // The native call route checks access itself (hookAuthoriser, what `access` runs): one
+  // middleware layer fewer on the path every PicoClaw HTTP call takes.
+  const authorise = hookAuthoriser(live, metrics);
+  app.post(base, async (c) => {
+    const pending = authorise(c);
+    if (pending !== undefined) await pending;
     const text = await readBodyLimited(c, server.maxBodyBytes);
     const parsed = parseMessage(text);
     // Not a message this route takes: 400, with the JSON-RPC error as the body (as /mcp answers).
