@@ -1,0 +1,62 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { JsonRpcPeer, PeerError } from '../../src/core/peer.js';
+import { SENT, type Transport } from '../../src/core/transport.js';
+
+// A full collection on demand, so that what the heap still holds can be compared (a string cannot
+// be watched with a WeakRef).
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+function heapAfterGc(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+const MIB = 1024 * 1024;
+
+/** A transport that hands every message over at once and keeps none, as a stdio pipe with room. */
+function sink(): Transport & { sentUnits: number } {
+  const t = {
+    sentUnits: 0,
+    start: async () => {},
+    close: async () => {},
+    send(message: string) {
+      t.sentUnits += message.length;
+      return SENT;
+    },
+  };
+  return t;
+}
+
+describe('JsonRpcPeer memory', () => {
+  // Each 64 KiB call in flight kept its request text (and the received message its params were
+  // cut from) until the hook answered, so under load the young-generation collector copied and
+  // promoted them at every scavenge. Large texts make the difference plain.
+  it('keeps no request text alive while a call waits for its answer', async () => {
+    const transport = sink();
+    const peer = new JsonRpcPeer(transport, { idPrefix: 'g' });
+    const calls = 8;
+    const before = heapAfterGc();
+    const pending: Array<Promise<unknown>> = [];
+    for (let i = 0; i < calls; i++) {
+      // A fresh string of 4 MiB on the JS heap per call, referenced by nothing but the call
+      // (JSON.parse copies it there; Buffer#toString of that size would make it external).
+      const filler = JSON.parse(`"${String.fromCharCode(0x61 + i).repeat(4 * MIB)}"`) as string;
+      const text = `{"jsonrpc":"2.0","id":"c${i}","method":"m","params":{"x":"${filler}"}}`;
+      pending.push(peer.call('m', {}, 60_000, { id: `c${i}`, text }).catch(() => undefined));
+    }
+    expect(transport.sentUnits).toBeGreaterThan(calls * 4 * MIB);
+    // Let the job that made the strings end before collecting.
+    await new Promise((resolve) => setImmediate(resolve));
+    const held = heapAfterGc() - before;
+    expect(peer.inFlight).toBe(calls);
+    // Kept, the texts are 32 MiB; a pending call itself needs a few hundred bytes (the last
+    // text may still sit in this function's frame: 4 MiB).
+    expect(held).toBeLessThan(10 * MIB);
+    peer.failAll(new PeerError('PEER_CLOSED', 'done'));
+    await Promise.all(pending);
+  });
+});
