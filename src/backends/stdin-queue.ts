@@ -1,10 +1,9 @@
-import { utf8Length } from '../core/ndjson.js';
 import { SENT } from '../core/transport.js';
 import { HookgateError } from '../lib/errors.js';
 
 /** The slice of a Node Writable the queue needs: `write` says false when its buffer is full. */
 export interface DrainableSink {
-  write(text: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   /** Bytes taken by the stream but not yet passed to the pipe. */
   readonly writableLength: number;
   once(event: 'drain', listener: () => void): unknown;
@@ -12,8 +11,8 @@ export interface DrainableSink {
 }
 
 interface Entry {
-  text: string;
-  bytes: number;
+  /** The message as UTF-8, encoded when it had to wait (see send). */
+  data: Uint8Array;
   resolve(): void;
   reject(err: Error): void;
   timer?: ReturnType<typeof setTimeout>;
@@ -63,8 +62,13 @@ export class StdinQueue {
       this.write(text);
       return SENT;
     }
+    // A message that waits is held as bytes outside the JS heap: as a string it kept the client's
+    // whole message alive (the params are a slice of it) plus its flattened copy, which the
+    // young-generation collector copied at every scavenge while the hook caught up (with 64 calls
+    // of 64 KiB in flight, most of them wait here). The encoding is the one the write would do.
+    const data = Buffer.from(text, 'utf8');
     return new Promise<void>((resolve, reject) => {
-      const entry: Entry = { text, bytes: utf8Length(text), resolve, reject };
+      const entry: Entry = { data, resolve, reject };
       if (deadlineMs !== undefined) {
         entry.timer = setTimeout(() => {
           if (!this.remove(entry)) return;
@@ -76,7 +80,7 @@ export class StdinQueue {
         }, deadlineMs);
       }
       this.entries.push(entry);
-      this.queuedBytes += entry.bytes;
+      this.queuedBytes += data.length;
     });
   }
 
@@ -94,8 +98,8 @@ export class StdinQueue {
     }
   }
 
-  private write(text: string): void {
-    if (this.sink.write(text)) return;
+  private write(chunk: string | Uint8Array): void {
+    if (this.sink.write(chunk)) return;
     this.full = true;
     this.sink.once('drain', this.drained);
     if (this.stallMs > 0) this.stallTimer = setTimeout(this.onstall, this.stallMs);
@@ -108,8 +112,8 @@ export class StdinQueue {
       const e = this.entries.shift();
       if (!e) return;
       clearTimeout(e.timer);
-      this.queuedBytes -= e.bytes;
-      this.write(e.text);
+      this.queuedBytes -= e.data.length;
+      this.write(e.data);
       e.resolve();
     }
   };
@@ -118,7 +122,7 @@ export class StdinQueue {
     const i = this.entries.indexOf(entry);
     if (i === -1) return false;
     this.entries.splice(i, 1);
-    this.queuedBytes -= entry.bytes;
+    this.queuedBytes -= entry.data.length;
     return true;
   }
 }
