@@ -246,7 +246,11 @@ describe('config reload on a running gateway', () => {
       path: 'tenants.acme.auth.keys.0.secret',
       message: 'environment variable NOT_SET_ANYWHERE is not set',
     });
-    // SIGHUP with the same bad file: logged with the path, nothing changes.
+    // SIGHUP with the same bad file: logged with the path, nothing changes. The child's log reaches
+    // this process later than its answers: wait for the two refusals above to be read first, or the
+    // first one can be taken for the hangup's.
+    const refusals = () => logs().filter((l) => l.msg === 'config reload refused; nothing changed');
+    await expect.poll(() => refusals().length, { timeout: 20_000 }).toBe(2);
     const before = logs().length;
     child.kill('SIGHUP');
     await expect

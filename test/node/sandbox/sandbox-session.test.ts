@@ -70,7 +70,8 @@ describe('hasControllingTerminal: tty_nr in /proc/<pid>/stat', () => {
     expect(hasControllingTerminal(stat('x'))).toBe(true);
   });
   const ps = spawnSync('ps', ['-o', 'tty=', '-p', String(process.pid)], { encoding: 'utf8' });
-  it.skipIf(ps.status !== 0)('this process, as ps(1) reports it (SKIPPED without procps)', () => {
+  const psNote = ps.status !== 0 ? ' (skipped: ps(1) from procps is not installed)' : '';
+  it.skipIf(ps.status !== 0)(`this process, as ps(1) reports it${psNote}`, () => {
     // ps prints "?" for a process without a controlling terminal.
     expect(hasControllingTerminal()).toBe(ps.stdout.trim() !== '?');
   });
