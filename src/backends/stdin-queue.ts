@@ -11,7 +11,7 @@ export interface DrainableSink {
 }
 
 interface Entry {
-  /** The message as UTF-8, encoded when it had to wait (see send). */
+  /** The message as UTF-8 (a string is encoded when it has to wait, see send). */
   data: Uint8Array;
   resolve(): void;
   reject(err: Error): void;
@@ -56,7 +56,7 @@ export class StdinQueue {
    * Settles when the message is handed to the stream, or rejects when its deadline (ms from now)
    * passes first or the queue is stopped. Handed over at once (the usual case), it returns SENT.
    */
-  send(text: string, deadlineMs?: number): Promise<void> {
+  send(text: string | Uint8Array, deadlineMs?: number): Promise<void> {
     if (this.stopped) return Promise.reject(new Error('hook stdin is closed'));
     if (!this.full && this.entries.length === 0) {
       this.write(text);
@@ -66,7 +66,7 @@ export class StdinQueue {
     // whole message alive (the params are a slice of it) plus its flattened copy, which the
     // young-generation collector copied at every scavenge while the hook caught up (with 64 calls
     // of 64 KiB in flight, most of them wait here). The encoding is the one the write would do.
-    const data = Buffer.from(text, 'utf8');
+    const data = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     return new Promise<void>((resolve, reject) => {
       const entry: Entry = { data, resolve, reject };
       if (deadlineMs !== undefined) {

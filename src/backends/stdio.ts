@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { LineSplitter } from '../core/ndjson.js';
-import { JsonRpcPeer, PeerError } from '../core/peer.js';
-import type { Transport } from '../core/transport.js';
+import { JsonRpcPeer, type LineTransport, PeerError } from '../core/peer.js';
 import { Backoff } from '../lib/backoff.js';
 import { Method, PROTOCOL_VERSION } from '../protocol/methods.js';
 import { DEFAULT_STDERR_LIMITS, HookStderr, type StderrLimits } from './stdio-stderr.js';
@@ -341,7 +340,7 @@ function toBackendError(err: unknown): BackendError {
 }
 
 /** NDJSON over a child's stdin/stdout; stdin through a queue that respects the pipe's backpressure. */
-class ChildTransport implements Transport {
+class ChildTransport implements LineTransport {
   onmessage?: (message: string) => void;
   onclose?: (reason?: string) => void;
   onerror?: (error: Error) => void;
@@ -371,6 +370,13 @@ class ChildTransport implements Transport {
       return Promise.reject(new Error('hook stdin is closed'));
     }
     return this.queue.send(`${message}\n`, timeoutMs);
+  }
+
+  sendLine(line: Uint8Array, timeoutMs?: number): Promise<void> {
+    if (this.child.stdin.destroyed || !this.child.stdin.writable) {
+      return Promise.reject(new Error('hook stdin is closed'));
+    }
+    return this.queue.send(line, timeoutMs);
   }
 
   stop(reason: string): void {
