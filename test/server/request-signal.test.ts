@@ -1,6 +1,6 @@
 /**
- * The native call route takes the request's abort signal only when the gateway needs it (a call
- * held for a person): on Node the request's AbortSignal is made on first read and costs about 2 µs,
+ * The native call route and the host routes take the request's abort signal only when the gateway
+ * needs it (a call held for a person): on Node the request's AbortSignal is made on first read and costs about 2 µs,
  * more than the rest of a small call's bookkeeping. A held call must still end when its host goes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,48 @@ describe('the native call route and the request signal', () => {
     expect(req.reads).toBeGreaterThan(0);
     gone.abort();
     // The deadline is a minute away: the held call ends now, as abandoned.
+    await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(0);
+    await answered;
+  });
+});
+
+/** Claude Code's PreToolUse for a Bash command, as the real host sends it. */
+const preToolUse = (command: string) => ({
+  session_id: 'sess-1',
+  transcript_path: '/tmp/t.jsonl',
+  cwd: '/tmp',
+  permission_mode: 'default',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command },
+  tool_use_id: 'toolu_1',
+});
+
+async function hostRequest(route: string, body: unknown, signal?: AbortSignal): Promise<CountingRequest> {
+  return new CountingRequest(`${gw.url}/v1/tenants/acme/hooks/guard/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${await gw.token()}` },
+    body: JSON.stringify(body),
+    signal,
+  });
+}
+
+describe('a host route and the request signal (Claude Code)', () => {
+  it('a call the hook answers never reads the signal', async () => {
+    recorder().answer = () => ({ action: 'continue' });
+    const req = await hostRequest('claude-code', preToolUse('git status'));
+    const res = await app.fetch(req);
+    expect(res.status).toBe(200);
+    expect(req.reads).toBe(0);
+  });
+
+  it('a call held for a person reads it, and ends when the host goes away', async () => {
+    const gone = new AbortController();
+    const req = await hostRequest('claude-code', preToolUse('git push origin main'), gone.signal);
+    const answered = app.fetch(req);
+    await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(1);
+    expect(req.reads).toBeGreaterThan(0);
+    gone.abort();
     await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(0);
     await answered;
   });

@@ -69,7 +69,11 @@ export async function answerClaudeCode(
     ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
     traceparent: c.req.header('traceparent'),
-    signal: c.req.raw.signal,
+    // Read only when a call is held for a person: on Node the request makes its AbortSignal
+    // on first read (about 2 µs), more than a small call's bookkeeping.
+    get signal() {
+      return c.req.raw.signal;
+    },
     // Audited as what Claude Code gets (a refused approval is `{}` there), not in PicoClaw's terms.
     describeAnswer: (a) => answeredLabel(toHostAnswer(request, a)),
   };

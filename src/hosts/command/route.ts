@@ -52,7 +52,11 @@ export async function answerCommandHost(
     hostApproves: host.hostApproves,
     requestId,
     traceparent: c.req.header('traceparent'),
-    signal: c.req.raw.signal,
+    // Read only when a call is held for a person: on Node the request makes its AbortSignal
+    // on first read (about 2 µs), more than a small call's bookkeeping.
+    get signal() {
+      return c.req.raw.signal;
+    },
     // Audited as what the host gets, not in PicoClaw's terms.
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, a)),
   };
@@ -100,7 +104,11 @@ async function approvalOf(
     hostApproves: true,
     requestId: c.get('requestId'),
     traceparent: c.req.header('traceparent'),
-    signal: c.req.raw.signal,
+    // Read only when a call is held for a person: on Node the request makes its AbortSignal
+    // on first read (about 2 µs), more than a small call's bookkeeping.
+    get signal() {
+      return c.req.raw.signal;
+    },
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, answer, a)),
   };
   const approval = await gateway.invoke(c.get('principal'), hook, Method.ApproveTool, params, origin);

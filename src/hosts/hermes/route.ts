@@ -48,7 +48,11 @@ export async function answerHermes(
     ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
     traceparent: c.req.header('traceparent'),
-    signal: c.req.raw.signal,
+    // Read only when a call is held for a person: on Node the request makes its AbortSignal
+    // on first read (about 2 µs), more than a small call's bookkeeping.
+    get signal() {
+      return c.req.raw.signal;
+    },
   };
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);

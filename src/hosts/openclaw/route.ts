@@ -62,8 +62,12 @@ export async function answerOpenClaw(
     requestId,
     traceparent: c.req.header('traceparent'),
     // The plugin gives up at its own timeout (under OpenClaw's 15 s hook budget) and cuts the
-    // request: a call held for a person then ends at once instead of at the hook's deadline.
-    signal: c.req.raw.signal,
+    // request: a call held for a person then ends at once instead of at the hook's deadline. Read
+    // only then: on Node the request makes its AbortSignal on first read (about 2 µs), more than a
+    // small call's bookkeeping.
+    get signal() {
+      return c.req.raw.signal;
+    },
   };
   if (request.kind === 'execute') {
     return answer(JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, origin)));
