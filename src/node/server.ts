@@ -26,8 +26,6 @@ import { readDocsAssets } from './docs-assets.js';
 import { trackHttpInFlight } from './http-in-flight.js';
 import { collectProcessMetrics } from './process-metrics.js';
 import { resolvePath } from './config-loader.js';
-import { redisLimiterFactory } from './redis/redis-limiter.js';
-import { redisApprovalStoreFactory } from './redis/approval-store-redis.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import { hookSandboxes } from './sandbox/hook-sandboxes.js';
 import { SandboxViews } from './sandbox/sandbox-views.js';
@@ -115,6 +113,12 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
       );
     },
   };
+  // Redis's modules (ioredis) are loaded only by a gateway that uses Redis: ioredis subclasses String,
+  // which leaves String.prototype in V8's dictionary mode for the whole process, and every string
+  // method the call path uses (indexOf, charCodeAt, slice...) then costs about twice as much.
+  const redis = config.server.redisUrl
+    ? await Promise.all([import('./redis/redis-limiter.js'), import('./redis/approval-store-redis.js')])
+    : undefined;
   const tracing = config.server.tracing;
   const decisionOutput =
     config.server.decisions.target.kind === 'otlp' && tracing
@@ -125,10 +129,10 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     factories,
     log,
     {
-      createLimiter: redisLimiterFactory(config),
+      createLimiter: redis?.[0].redisLimiterFactory(config),
       decisionOutput: decisionOutput.output,
       decisionHash: nodeSha256,
-      createApprovalStore: redisApprovalStoreFactory(config),
+      createApprovalStore: redis?.[1].redisApprovalStoreFactory(config),
       createTracer: tracing && (({ metrics, log }) => nodeCallTracer(tracing, metrics, log)),
     },
   );
