@@ -7,7 +7,8 @@ import { readJsonBody } from '../../server/body.js';
 import { httpError, rateLimited } from '../../server/errors.js';
 import { ClaudeCodeHookFields } from '../../server/openapi.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
-import type { CallOrigin, Gateway } from '../../server/gateway.js';
+import type { Gateway } from '../../server/gateway.js';
+import { requestOrigin } from '../shared/request-origin.js';
 import { hostAnswerText } from '../../server/host-answer.js';
 import { ROUTE_HOST_TRAITS } from '../traits.js';
 
@@ -64,19 +65,13 @@ export async function answerClaudeCode(
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer(c, '{}');
   }
-  const origin: CallOrigin = {
+  const origin = requestOrigin(c.req, {
     dialect: DIALECT,
     ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
-    traceparent: c.req.header('traceparent'),
-    // Read only when a call is held for a person: on Node the request makes its AbortSignal
-    // on first read (about 2 µs), more than a small call's bookkeeping.
-    get signal() {
-      return c.req.raw.signal;
-    },
     // Audited as what Claude Code gets (a refused approval is `{}` there), not in PicoClaw's terms.
     describeAnswer: (a) => answeredLabel(toHostAnswer(request, a)),
-  };
+  });
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   return answer(

@@ -10,7 +10,8 @@ import { readJsonBody } from '../../server/body.js';
 import { ownMcpServerName } from '../claude-code/route.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
 import { httpError, rateLimited } from '../../server/errors.js';
-import type { CallOrigin, Gateway } from '../../server/gateway.js';
+import type { Gateway } from '../../server/gateway.js';
+import { requestOrigin } from '../shared/request-origin.js';
 import { hostAnswerText } from '../../server/host-answer.js';
 import { COMMAND_HOST_FIELDS } from '../../server/openapi.js';
 
@@ -47,19 +48,13 @@ export async function answerCommandHost(
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer('{}');
   }
-  const origin: CallOrigin = {
+  const origin = requestOrigin(c.req, {
     dialect: host.dialect,
     hostApproves: host.hostApproves,
     requestId,
-    traceparent: c.req.header('traceparent'),
-    // Read only when a call is held for a person: on Node the request makes its AbortSignal
-    // on first read (about 2 µs), more than a small call's bookkeeping.
-    get signal() {
-      return c.req.raw.signal;
-    },
     // Audited as what the host gets, not in PicoClaw's terms.
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, a)),
-  };
+  });
   const principal = c.get('principal');
   const result = await gateway.invoke(principal, hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
@@ -99,18 +94,12 @@ async function approvalOf(
     tool: request.params.tool,
     arguments: verdict.kind === 'rewrite' ? verdict.input : (request.toolInput ?? {}),
   };
-  const origin: CallOrigin = {
+  const origin = requestOrigin(c.req, {
     dialect: host.dialect,
     hostApproves: true,
     requestId: c.get('requestId'),
-    traceparent: c.req.header('traceparent'),
-    // Read only when a call is held for a person: on Node the request makes its AbortSignal
-    // on first read (about 2 µs), more than a small call's bookkeeping.
-    get signal() {
-      return c.req.raw.signal;
-    },
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, answer, a)),
-  };
+  });
   const approval = await gateway.invoke(c.get('principal'), hook, Method.ApproveTool, params, origin);
   if (approval instanceof Refusal) throw rateLimited(approval);
   return approval;

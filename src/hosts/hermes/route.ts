@@ -8,6 +8,7 @@ import { httpError, rateLimited } from '../../server/errors.js';
 import { HermesHookFields } from '../../server/openapi.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
 import type { Gateway } from '../../server/gateway.js';
+import { requestOrigin } from '../shared/request-origin.js';
 import { hostAnswerText } from '../../server/host-answer.js';
 import { ROUTE_HOST_TRAITS } from '../traits.js';
 
@@ -43,17 +44,7 @@ export async function answerHermes(
     return answer('{}');
   }
   // Hermes has no approval a verdict could skip, and merges a rewrite into the arguments.
-  const origin = {
-    dialect: DIALECT,
-    ...ROUTE_HOST_TRAITS[DIALECT],
-    requestId,
-    traceparent: c.req.header('traceparent'),
-    // Read only when a call is held for a person: on Node the request makes its AbortSignal
-    // on first read (about 2 µs), more than a small call's bookkeeping.
-    get signal() {
-      return c.req.raw.signal;
-    },
-  };
+  const origin = requestOrigin(c.req, { dialect: DIALECT, ...ROUTE_HOST_TRAITS[DIALECT], requestId });
   const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   const access = hook.grants.conversationAccess;

@@ -20,6 +20,7 @@ import { httpError, rateLimited } from '../../server/errors.js';
 import { OpenClawHookFields } from '../../server/openapi.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
 import type { CallOrigin, Gateway } from '../../server/gateway.js';
+import { requestOrigin } from '../shared/request-origin.js';
 import { hostAnswerText } from '../../server/host-answer.js';
 import { ROUTE_HOST_TRAITS } from '../traits.js';
 
@@ -56,19 +57,9 @@ export async function answerOpenClaw(
     gateway.notify(hook, Method.RuntimeEvent, request.params);
     return answer('{}');
   }
-  const origin: CallOrigin = {
-    dialect: DIALECT,
-    ...ROUTE_HOST_TRAITS[DIALECT],
-    requestId,
-    traceparent: c.req.header('traceparent'),
-    // The plugin gives up at its own timeout (under OpenClaw's 15 s hook budget) and cuts the
-    // request: a call held for a person then ends at once instead of at the hook's deadline. Read
-    // only then: on Node the request makes its AbortSignal on first read (about 2 µs), more than a
-    // small call's bookkeeping.
-    get signal() {
-      return c.req.raw.signal;
-    },
-  };
+  // The plugin gives up at its own timeout (under OpenClaw's 15 s hook budget) and cuts the
+  // request: a call held for a person then ends at once instead of at the hook's deadline.
+  const origin = requestOrigin(c.req, { dialect: DIALECT, ...ROUTE_HOST_TRAITS[DIALECT], requestId });
   if (request.kind === 'execute') {
     return answer(JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, origin)));
   }
