@@ -5,6 +5,15 @@ import type { GatewayConfig } from '../../src/config/runtime.js';
 import { signDevToken } from '../../src/node/token.js';
 import { SECRET } from './gateway.js';
 
+/** A gateway rule that holds every `git push` for a person (the approval tests' usual case). */
+export const PUSH_NEEDS_A_PERSON = {
+  name: 'push-needs-a-person',
+  kind: 'shell',
+  when: 'call.command.contains("git push")',
+  action: 'ask_human',
+  reason: 'a push leaves the machine',
+};
+
 /** A tenant's approver token, minted as `hookgate token --approver` mints it. */
 export function approverToken(config: GatewayConfig, tenant: string, subject = 'alice'): Promise<string> {
   return signDevToken(config.tenants.get(tenant)!, { hooks: [], approver: true, subject, ttlSeconds: 600 });

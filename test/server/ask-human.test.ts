@@ -5,17 +5,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { argsDigest } from '../../src/approvals/binding.js';
+import { PUSH_NEEDS_A_PERSON as PUSH } from '../helpers/approvals.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { recorder } from '../helpers/recording-hook.js';
 
 const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
-const PUSH = {
-  name: 'push-needs-a-person',
-  kind: 'shell',
-  when: 'call.command.contains("git push")',
-  action: 'ask_human',
-  reason: 'a push leaves the machine',
-};
 let gw: TestGateway;
 
 beforeAll(async () => {

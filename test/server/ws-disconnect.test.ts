@@ -6,17 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { approverToken, sseReader } from '../helpers/approvals.js';
+import { approverToken, PUSH_NEEDS_A_PERSON as PUSH, sseReader } from '../helpers/approvals.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
 const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
-const PUSH = {
-  name: 'push-needs-a-person',
-  kind: 'shell',
-  when: 'call.command.contains("git push")',
-  action: 'ask_human',
-  reason: 'a push leaves the machine',
-};
 let gw: TestGateway;
 
 beforeAll(async () => {

@@ -5,18 +5,11 @@
  * A real gateway on 127.0.0.1; the inbox is followed through its event stream, as the page does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approverToken, sseReader } from '../../helpers/approvals.js';
+import { approverToken, PUSH_NEEDS_A_PERSON as PUSH, sseReader } from '../../helpers/approvals.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../../helpers/gateway.js';
 import { loadOcFixtures } from '../../helpers/openclaw-fixtures.js';
 
 const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
-const PUSH = {
-  name: 'push-needs-a-person',
-  kind: 'shell',
-  when: 'call.command.contains("git push")',
-  action: 'ask_human',
-  reason: 'a push leaves the machine',
-};
 let gw: TestGateway;
 
 beforeAll(async () => {
