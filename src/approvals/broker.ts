@@ -163,15 +163,20 @@ export class ApprovalBroker {
     return this.storeCall(() => this.store.pending(tenant, this.clock.now()));
   }
 
-  /** Live creations and decisions for one tenant (from every replica sharing the store). */
-  subscribe(tenant: string, listener: (event: ApprovalEvent) => void): () => void {
+  /**
+   * Live creations and decisions for one tenant (from every replica sharing the store). `ready` is
+   * called once every later event will be heard: at once here, or when the subscriber's own
+   * connection to the store is open (see ApprovalStore.watch).
+   */
+  subscribe(tenant: string, listener: (event: ApprovalEvent) => void, ready?: () => void): () => void {
     if (this.store.watch) {
       // Heard on the subscriber's own connection (see ApprovalStore.watch), not passed around here.
-      return this.store.watch(tenant, (event) => this.tell(listener, tenant, approvalEvent(event)));
+      return this.store.watch(tenant, (event) => this.tell(listener, tenant, approvalEvent(event)), ready);
     }
     const set = this.subscribers.get(tenant) ?? new Set();
     this.subscribers.set(tenant, set);
     set.add(listener);
+    ready?.();
     return () => {
       set.delete(listener);
       if (set.size === 0 && this.subscribers.get(tenant) === set) this.subscribers.delete(tenant);

@@ -43,9 +43,10 @@ export interface ApprovalStore {
    * For stores that hear a tenant's events only on request, on a connection of the subscriber's
    * own (a Durable Object per tenant, on Workers, where a request's stream can be written only by
    * that request): this tenant's events, from every replica, go to `listener` only, until the
-   * returned release. Absent: `subscribe` hears every event of every tenant.
+   * returned release. `ready` is called once that connection hears events (a list made after it
+   * misses nothing). Absent: `subscribe` hears every event of every tenant.
    */
-  watch?(tenant: string, listener: (event: StoreEvent) => void): () => void;
+  watch?(tenant: string, listener: (event: StoreEvent) => void, ready?: () => void): () => void;
   close(): Promise<void>;
 }
 

@@ -158,10 +158,16 @@ function eventStream(c: Context<Env>, broker: ApprovalBroker): Response {
       };
       const send = (event: string, data: unknown) =>
         write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      const off = broker.subscribe(tenant, (e: ApprovalEvent) => {
-        if (e.type === 'created') send('created', requestView(e.request));
-        else send('decided', outcomeView(e.id, e.outcome));
-      });
+      // `ready` once the subscription hears events (on Workers, once its socket to the tenant's
+      // object is open): an inbox that lists after it misses nothing.
+      const off = broker.subscribe(
+        tenant,
+        (e: ApprovalEvent) => {
+          if (e.type === 'created') send('created', requestView(e.request));
+          else send('decided', outcomeView(e.id, e.outcome));
+        },
+        () => send('ready', { tenant }),
+      );
       const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
       const finish = () => {
         if (!open) return;
@@ -180,7 +186,6 @@ function eventStream(c: Context<Env>, broker: ApprovalBroker): Response {
         clearTimeout(end);
         closing.removeEventListener('abort', finish);
       };
-      send('ready', { tenant });
       if (closing.aborted) finish();
     },
     cancel() {

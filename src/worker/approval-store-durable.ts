@@ -83,7 +83,7 @@ export class DurableApprovalStore implements ApprovalStore {
    * of one request cannot be written from another's (an event heard on some other socket would
    * be), so no event is passed between requests here.
    */
-  watch(tenant: string, listener: (event: StoreEvent) => void): () => void {
+  watch(tenant: string, listener: (event: StoreEvent) => void, ready?: () => void): () => void {
     let released = false;
     let socket: WebSocket | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
@@ -104,6 +104,10 @@ export class DurableApprovalStore implements ApprovalStore {
             if (event) listener(event);
           });
           ws.addEventListener('close', again);
+          // Told once, when the first socket is open: what is created from now on is heard.
+          const told = ready;
+          ready = undefined;
+          told?.();
         },
         (err: unknown) => {
           this.log?.warn({ tenant, err: String(err) }, 'approval events unavailable');

@@ -35,4 +35,38 @@ describe('approval broker', () => {
     expect(a).toBe(b);
     expect(a).not.toBe(c);
   });
+
+  it('says a subscription is ready at once where events are shared, and only when a watching store says so', async () => {
+    const clock = new ManualClock();
+    const shared = new ApprovalBroker({ store: new MemoryApprovalStore(), clock });
+    let sharedReady = 0;
+    shared.subscribe(
+      'acme',
+      () => {},
+      () => sharedReady++,
+    )();
+    expect(sharedReady).toBe(1);
+    await shared.close();
+
+    // A store that hears a tenant's events on a connection of the subscriber's own (the Durable
+    // Object store): a list made before that connection is open could miss a creation.
+    let open: (() => void) | undefined;
+    const watching: ApprovalStore = new MemoryApprovalStore();
+    watching.watch = (_tenant, _listener, ready) => {
+      open = ready;
+      return () => {};
+    };
+    const broker = new ApprovalBroker({ store: watching, clock });
+    let ready = 0;
+    const off = broker.subscribe(
+      'acme',
+      () => {},
+      () => ready++,
+    );
+    expect(ready).toBe(0);
+    open?.();
+    expect(ready).toBe(1);
+    off();
+    await broker.close();
+  });
 });
