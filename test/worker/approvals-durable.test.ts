@@ -149,9 +149,9 @@ describe('approvals across gateways through the tenant’s Durable Object', () =
     // Two streams on B (one isolate, two requests: one event heard once, passed to both) and one on A.
     const streams = await Promise.all([inbox(B), inbox(B), inbox(A)]);
     for (const s of streams) await s.until('event: ready');
-    // `ready` is sent once each stream's socket to the object is open: all three are there now,
-    // so the creation cannot pass any of them by.
-    expect((await op<{ events: number }>('acme', { op: 'listeners' })).events).toBe(3);
+    // `ready` is sent once each stream's socket to the object is open, so all three are there; a
+    // poll rather than one read, as a socket an earlier test closed can take a moment to leave.
+    await expect.poll(async () => (await op<{ events: number }>('acme', { op: 'listeners' })).events).toBe(3);
     const call = hostCall(A, 'guard');
     const request = await waiting(B, 'guard');
     for (const s of streams) await s.until(`"id":"${request.id}"`);
