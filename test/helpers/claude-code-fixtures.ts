@@ -90,3 +90,20 @@ export function notProduced(x: CcExchange): string | undefined {
 export function answeredBody(x: CcExchange): unknown {
   return x.response.body === null ? {} : x.response.body;
 }
+
+/**
+ * A Claude Code hook call for its Bash tool, with the fields the real host sends (PreToolUse also
+ * carries its `tool_use_id`; PermissionRequest does not).
+ */
+export function claudeCodeBash(command: string, event = 'PreToolUse') {
+  return {
+    session_id: 'sess-1',
+    transcript_path: '/tmp/t.jsonl',
+    cwd: '/tmp',
+    permission_mode: 'default',
+    hook_event_name: event,
+    tool_name: 'Bash',
+    tool_input: { command },
+    ...(event === 'PreToolUse' ? { tool_use_id: 'toolu_1' } : {}),
+  };
+}

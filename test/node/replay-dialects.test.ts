@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCodeBash } from '../helpers/claude-code-fixtures.js';
 import { runCli } from '../helpers/cli.js';
 import { exchange } from '../helpers/command-host-fixtures.js';
 import { REPO, SECRET, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -73,16 +74,7 @@ async function post(gw: TestGateway, hook: string, route: string, body: unknown)
   if (res.status !== 200) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
 }
 
-const claudeCode = (event: string) => ({
-  session_id: 'sess-1',
-  transcript_path: '/tmp/t.jsonl',
-  cwd: '/tmp',
-  permission_mode: 'default',
-  hook_event_name: event,
-  tool_name: 'Bash',
-  tool_input: { command: COMMAND },
-  ...(event === 'PreToolUse' ? { tool_use_id: 'toolu_1' } : {}),
-});
+const claudeCode = (event: string) => claudeCodeBash(COMMAND, event);
 const openclaw = () => {
   const body = structuredClone(
     loadOcFixtures().exchanges.find((x) => x.file.startsWith('01') && x.event === 'before_tool_call')!.body,

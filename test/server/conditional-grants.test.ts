@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { claudeCodeBash } from '../helpers/claude-code-fixtures.js';
 import { exchange } from '../helpers/command-host-fixtures.js';
 import { compileTestConfig, startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { recorder } from '../helpers/recording-hook.js';
@@ -58,16 +59,7 @@ async function post(hook: string, path: string, body: unknown) {
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-const claudeCode = (event: string, command: string) => ({
-  session_id: 'sess-1',
-  transcript_path: '/tmp/t.jsonl',
-  cwd: '/tmp',
-  permission_mode: 'default',
-  hook_event_name: event,
-  tool_name: 'Bash',
-  tool_input: { command },
-  ...(event === 'PreToolUse' ? { tool_use_id: 'toolu_1' } : {}),
-});
+const claudeCode = (event: string, command: string) => claudeCodeBash(command, event);
 
 async function records(): Promise<Record<string, any>[]> {
   await gw.decisions.flush();

@@ -4,6 +4,7 @@
  * more than the rest of a small call's bookkeeping. A held call must still end when its host goes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCodeBash } from '../helpers/claude-code-fixtures.js';
 import { createNodeLogger } from '../../src/node/logger.js';
 import { createApp } from '../../src/server/app.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
@@ -80,18 +81,6 @@ describe('the native call route and the request signal', () => {
   });
 });
 
-/** Claude Code's PreToolUse for a Bash command, as the real host sends it. */
-const preToolUse = (command: string) => ({
-  session_id: 'sess-1',
-  transcript_path: '/tmp/t.jsonl',
-  cwd: '/tmp',
-  permission_mode: 'default',
-  hook_event_name: 'PreToolUse',
-  tool_name: 'Bash',
-  tool_input: { command },
-  tool_use_id: 'toolu_1',
-});
-
 async function hostRequest(route: string, body: unknown, signal?: AbortSignal): Promise<CountingRequest> {
   return new CountingRequest(`${gw.url}/v1/tenants/acme/hooks/guard/${route}`, {
     method: 'POST',
@@ -104,7 +93,7 @@ async function hostRequest(route: string, body: unknown, signal?: AbortSignal): 
 describe('a host route and the request signal (Claude Code)', () => {
   it('a call the hook answers never reads the signal', async () => {
     recorder().answer = () => ({ action: 'continue' });
-    const req = await hostRequest('claude-code', preToolUse('git status'));
+    const req = await hostRequest('claude-code', claudeCodeBash('git status'));
     const res = await app.fetch(req);
     expect(res.status).toBe(200);
     expect(req.reads).toBe(0);
@@ -112,7 +101,7 @@ describe('a host route and the request signal (Claude Code)', () => {
 
   it('a call held for a person reads it, and ends when the host goes away', async () => {
     const gone = new AbortController();
-    const req = await hostRequest('claude-code', preToolUse('git push origin main'), gone.signal);
+    const req = await hostRequest('claude-code', claudeCodeBash('git push origin main'), gone.signal);
     const answered = app.fetch(req);
     await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(1);
     expect(req.reads).toBeGreaterThan(0);

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { claudeCodeBash } from '../helpers/claude-code-fixtures.js';
 import { exchange } from '../helpers/command-host-fixtures.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 import { preTool } from '../helpers/hermes-payloads.js';
@@ -86,20 +87,8 @@ async function post(hook: string, route: string, body: unknown) {
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-const claudeCode = (command: string) => ({
-  session_id: 'sess-1',
-  transcript_path: '/tmp/t.jsonl',
-  cwd: '/tmp',
-  permission_mode: 'default',
-  hook_event_name: 'PreToolUse',
-  tool_name: 'Bash',
-  tool_input: { command },
-  tool_use_id: 'toolu_1',
-});
-const claudePermission = (command: string) => {
-  const { tool_use_id: _id, ...rest } = claudeCode(command);
-  return { ...rest, hook_event_name: 'PermissionRequest' };
-};
+const claudeCode = (command: string) => claudeCodeBash(command);
+const claudePermission = (command: string) => claudeCodeBash(command, 'PermissionRequest');
 const openclaw = (command: string) => {
   const body = structuredClone(
     loadOcFixtures().exchanges.find((x) => x.file.startsWith('01') && x.event === 'before_tool_call')!.body,
