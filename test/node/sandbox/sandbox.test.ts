@@ -469,7 +469,17 @@ async function serve(f: Fixture, env: Record<string, string> = {}, unprivileged 
 }
 
 async function listening(gw: Awaited<ReturnType<typeof serve>>): Promise<string> {
-  await expect.poll(() => gw.out(), { timeout: 60_000 }).toContain('hookgate listening');
+  // Until it listens or exits: a gateway that cannot start (e.g. a user that cannot read the
+  // checkout) fails the test at once with what it said, not after a silent minute.
+  let exit: string | undefined;
+  void gw.exited.then((code) => {
+    exit = `exited (${code})`;
+  });
+  await expect
+    .poll(() => gw.out().includes('hookgate listening') || exit !== undefined, { timeout: 60_000 })
+    .toBe(true);
+  if (!gw.out().includes('hookgate listening'))
+    throw new Error(`the gateway ${exit} before listening:\n${gw.err().slice(-2000)}`);
   const line = gw
     .out()
     .split('\n')
