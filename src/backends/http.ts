@@ -6,6 +6,7 @@ import {
   WEBHOOK_TIMESTAMP_HEADER,
   type WebhookSigner,
 } from '../core/webhook-signature.js';
+import { requestJson } from '../core/params-text.js';
 import { Backoff } from '../lib/backoff.js';
 import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
 import { isResponse, validateEnvelope } from '../protocol/jsonrpc.js';
@@ -103,7 +104,8 @@ export class HttpBackend implements HookBackend {
   async call(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): Promise<unknown> {
     if (this.closed) throw new BackendError('BACKEND_CLOSED', 'backend is closed');
     const id = this.nextId++;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    // Params nothing changed go as the host wrote them (core/params-text.ts).
+    const body = requestJson(id, method, params);
     const limit = Math.max(0, Math.min(timeoutMs, this.timeoutMs));
     const text = await this.exchange(body, limit, method, 'call', newWebhookId(), ctx?.traceparent);
     let value: unknown;

@@ -37,7 +37,11 @@ interface Received {
   paramsLast: boolean;
 }
 
-const texts = new WeakMap<object, Received>();
+/**
+ * A received message's text to find the params in, or the params' own text (from a reader that
+ * already knows where they are: see lazy-params.ts).
+ */
+const texts = new WeakMap<object, Received | string>();
 const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
@@ -52,20 +56,46 @@ export function rememberParamsText(message: unknown, text: string): void {
   if (text.length < MIN_REMEMBERED_UNITS) return;
   if (typeof message !== 'object' || message === null) return;
   const params = (message as { params?: unknown }).params;
-  if (typeof params !== 'object' || params === null) return;
+  if (typeof params !== 'object' || params === null || texts.has(params)) return;
   const keys = Object.keys(message);
   let paramsLast = keys[keys.length - 1] === 'params';
   for (const key of keys) if (!ENVELOPE.has(key)) paramsLast = false;
   texts.set(params, { text, paramsLast });
 }
 
-/** The JSON text of `params` as it was received, or undefined when it must be serialised. */
+/** `{"jsonrpc":"2.0","id":…,"method":…,"params":` — what precedes the params of a request's text. */
+export function requestHead(id: string | number, method: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`;
+}
+
+/**
+ * A request as JSON text: the params as they were received when nothing changed them, else
+ * serialised; either way the same members in the same order.
+ */
+export function requestJson(id: string | number, method: string, params: unknown): string {
+  const received = paramsTextOf(params);
+  if (received === undefined) return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+  return `${requestHead(id, method)}${received}}`;
+}
+
+/**
+ * Remembers that `params` was read from `json`, its own text, which a validator showed to be a
+ * JSON object with no character below U+0020 (so no line break either): nothing to locate.
+ */
+export function rememberParamsJson(params: object, json: string): void {
+  texts.set(params, json);
+}
+
+/**
+ * The JSON text of `params` as it was received, or undefined when it must be serialised.
+ * Forgotten once asked for: a call is serialised once, and the message need not outlive it.
+ */
 export function paramsTextOf(params: unknown): string | undefined {
   if (typeof params !== 'object' || params === null) return undefined;
   const received = texts.get(params);
   if (received === undefined) return undefined;
-  // Forgotten once asked for: a call is serialised once, and the message need not outlive it.
   texts.delete(params);
+  if (typeof received === 'string') return received;
   const message = received.text;
   const text = (received.paramsLast ? trailingParams(message) : undefined) ?? locateParams(message);
   if (text === undefined) return undefined;

@@ -6,7 +6,7 @@ import {
   validateEnvelope,
 } from '../protocol/jsonrpc.js';
 import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
-import { paramsTextOf } from './params-text.js';
+import { paramsTextOf, requestHead } from './params-text.js';
 import { SENT, type Transport } from './transport.js';
 import { utf8Length } from './utf8-length.js';
 import { HookgateError } from '../lib/errors.js';
@@ -229,7 +229,7 @@ export class JsonRpcPeer {
 function requestText(id: JsonRpcId, method: string, params: unknown, asLine = false): string | Uint8Array {
   const received = paramsTextOf(params);
   if (received === undefined) return JSON.stringify({ jsonrpc: '2.0', id, method, params });
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`;
+  const head = requestHead(id, method);
   return (asLine ? utf8Line(head, received) : undefined) ?? `${head}${received}}`;
 }
 

@@ -4,6 +4,7 @@
  */
 
 import { firstJsonChar } from '../core/json-array-count.js';
+import { lazyMessage } from '../core/lazy-params.js';
 
 export type JsonRpcId = number | string;
 
@@ -161,23 +162,34 @@ export function validateEnvelope(value: unknown, options: EnvelopeOptions = {}):
   };
 }
 
+export interface ParseOptions {
+  /**
+   * A large request's params may come back with their members parsed on first read (see
+   * core/lazy-params.ts). For the gateway's edges, whose call path reads params only where a
+   * check needs them; not for a hook's own code, which may look at property descriptors.
+   */
+  lazyParams?: boolean;
+}
+
 /**
  * Parses one message from text. Never throws. A batch (a JSON array) is refused before it is
  * parsed: it would be refused after, and parsing megabytes of small objects only to refuse them
  * blocks the event loop.
  */
-export function parseMessage(text: string): ParseOutcome {
+export function parseMessage(text: string, options?: ParseOptions): ParseOutcome {
   if (firstJsonChar(text) === '[') {
     return {
       ok: false,
       response: failure(null, ErrorCode.InvalidRequest, 'a JSON-RPC message must be an object (no batches)'),
     };
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, response: failure(null, ErrorCode.ParseError, 'message is not valid JSON') };
+  let value: unknown = options?.lazyParams === true ? lazyMessage(text) : undefined;
+  if (value === undefined) {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return { ok: false, response: failure(null, ErrorCode.ParseError, 'message is not valid JSON') };
+    }
   }
   return validateEnvelope(value);
 }

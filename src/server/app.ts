@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { LimitSpec } from '../config/runtime.js';
 import { rememberParamsText } from '../core/params-text.js';
-import { parseMessage } from '../protocol/jsonrpc.js';
+import { parseCallMessage } from './parse-call.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
 import { allowedMethods } from './allowed-methods.js';
@@ -323,7 +323,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const pending = authorise(c);
     if (pending !== undefined) await pending;
     const text = await readBodyLimited(c, server.maxBodyBytes);
-    const parsed = parseMessage(text);
+    const parsed = parseCallMessage(text, c.get('hook'));
     // Not a message this route takes: 400, with the JSON-RPC error as the body (as /mcp answers).
     if (!parsed.ok) return c.json(parsed.response, 400);
     const refused = notACallOrNotification(parsed.message);

@@ -3,6 +3,7 @@ import type { HookRuntime } from '../config/runtime.js';
 import { rememberParamsText } from '../core/params-text.js';
 import { CloseCode } from '../lib/close-codes.js';
 import { ErrorCode, failure, isRequest, type JsonRpcId, parseMessage } from '../protocol/jsonrpc.js';
+import { parseCallMessage } from './parse-call.js';
 import type { Gateway } from './gateway.js';
 import { type ConfigSnapshot, drainBoundMs, type LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
@@ -190,7 +191,7 @@ export class WsSession {
       this.hold(text);
       return;
     }
-    const parsed = parseMessage(text);
+    const parsed = parseCallMessage(text, this.hook);
     if (!parsed.ok) {
       this.sendJson(parsed.response);
       return;

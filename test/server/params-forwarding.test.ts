@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { LAZY_MIN_UNITS } from '../../src/core/lazy-params.js';
 import { MIN_REMEMBERED_UNITS } from '../../src/core/params-text.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
 
@@ -27,7 +29,12 @@ let token: string;
 beforeAll(async () => {
   gw = await startTestGateway({
     tenants: {
-      acme: tenantDoc({ full: stdioHook({ conversation_access: true }), minimised: stdioHook({}) }),
+      acme: tenantDoc({
+        full: stdioHook({ conversation_access: true }),
+        minimised: stdioHook({}),
+        rewriter: stdioHook({ conversation_access: true, rewrite_model: true }),
+        keeper: stdioHook({ conversation_access: true }),
+      }),
     },
   });
   token = await gw.token({ tenant: 'acme' });
@@ -90,5 +97,64 @@ describe('params forwarded to a stdio hook', () => {
     const sent = JSON.parse(received('minimised')[0]);
     expect(sent.messages[0].content).toBe('');
     expect(received('minimised')[0]).not.toContain('café');
+  });
+});
+
+/**
+ * Large requests (LAZY_MIN_UNITS and up) are checked whole as JSON but their params are parsed only
+ * where something reads them (src/core/lazy-params.ts): the hook still gets them as written, bad
+ * JSON is still refused as such, and the checks of a hook's answer still read the request the host
+ * sent.
+ */
+describe('large requests, params parsed only where read', () => {
+  /** PARAMS with a long user message: one line of LAZY_MIN_UNITS and more, nothing else changed. */
+  const long = (model: string) =>
+    `{ "model": "${model}", "n": 12345678901234567890, "messages": [ { "role": "system", "content": "be brief \\" \\\\ \\u00e9" }, { "role": "user", "content": "${'x'.repeat(LAZY_MIN_UNITS)} caf\\u00e9 ☕ 😀" } ], "tools": [] }`;
+  /** How the hook tells a long params text it received (raw-line-hook.mjs). */
+  const told = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  const request = (id: number | string, params: string) =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"hook.before_llm","params":${params}}`;
+
+  it('reach the hook byte-for-byte over HTTP and WebSocket', async () => {
+    const params = long('m');
+    const res = await gw.post('acme', 'keeper', request(10, params), token);
+    expect(((await res.json()) as any).result).toEqual({ action: 'continue' });
+    expect((await overWs('keeper', request('w10', params))).result).toEqual({ action: 'continue' });
+    await expect.poll(() => received('keeper')).toEqual([told(params), told(params)]);
+  });
+
+  it('that are not JSON are refused as such, and never reach the hook', async () => {
+    const before = received('keeper').length;
+    // A raw line break inside a string, a trailing comma, a bad escape: each after 8 KiB of good text.
+    const bad = [
+      request(11, long('m').replace('be brief', 'be\nbrief')),
+      request(12, long('m').replace('"tools": []', '"tools": [],')),
+      request(13, long('m').replace('\\u00e9 ☕', '\\x ☕')),
+    ];
+    for (const text of bad) {
+      expect(() => JSON.parse(text)).toThrow();
+      const ws = await overWs('keeper', text);
+      expect(ws.error).toMatchObject({ code: -32700 });
+      const res = await gw.post('acme', 'keeper', text, token);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error).toMatchObject({ code: -32700 });
+    }
+    // A good call after them is the next thing the hook sees.
+    await overWs('keeper', request(14, long('after')));
+    await expect.poll(() => received('keeper').length).toBe(before + 1);
+    expect(received('keeper').at(-1)).toBe(told(long('after')));
+  });
+
+  it("a hook's modify is checked against the request the host sent", async () => {
+    // Granted: the rewrite goes through, and everything else is the host's request as it came.
+    const granted = await overWs('rewriter', request(20, long('rewrite-me')));
+    expect(granted.result.action).toBe('modify');
+    expect(granted.result.request).toEqual({ ...JSON.parse(long('rewrite-me')), model: 'rewritten' });
+    // Not granted: the host's request stands, and the refusal is audited.
+    const refused = await overWs('keeper', request(21, long('rewrite-me')));
+    expect(refused.result).toEqual({ action: 'continue' });
+    await expect
+      .poll(() => gw.logs.audits().filter((a) => a.hook === 'keeper').map((a) => a.rule))
+      .toContain('rewrite_model_not_granted');
   });
 });
