@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -25,8 +27,23 @@ const PAD = ' '.repeat(MIN_REMEMBERED_UNITS);
 
 let gw: TestGateway;
 let token: string;
+/** The bodies an http backend was sent (a real server on 127.0.0.1, answering `continue`). */
+const posted: string[] = [];
+const upstream = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    posted.push(body);
+    const { id } = JSON.parse(body);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { action: 'continue' } }));
+  });
+});
 
 beforeAll(async () => {
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const { port } = upstream.address() as AddressInfo;
   gw = await startTestGateway({
     tenants: {
       acme: tenantDoc({
@@ -34,13 +51,26 @@ beforeAll(async () => {
         minimised: stdioHook({}),
         rewriter: stdioHook({ conversation_access: true, rewrite_model: true }),
         keeper: stdioHook({ conversation_access: true }),
+        remote: {
+          backend: {
+            type: 'http',
+            url: `http://127.0.0.1:${port}/hook`,
+            secret: `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`,
+          },
+          modes: ['llm'],
+          grants: { conversation_access: true },
+          timeout_ms: 5000,
+        },
       }),
     },
   });
   token = await gw.token({ tenant: 'acme' });
   await gw.ready();
 }, 90_000);
-afterAll(() => gw?.close());
+afterAll(async () => {
+  await gw?.close();
+  upstream.close();
+});
 
 /**
  * The params texts the hook reported receiving (its stderr lines, logged by the gateway). A spawn
@@ -121,6 +151,16 @@ describe('large requests, params parsed only where read', () => {
     expect(((await res.json()) as any).result).toEqual({ action: 'continue' });
     expect((await overWs('keeper', request('w10', params))).result).toEqual({ action: 'continue' });
     await expect.poll(() => received('keeper')).toEqual([told(params), told(params)]);
+  });
+
+  it('reach an http hook byte-for-byte', async () => {
+    const params = long('remote');
+    const res = await gw.post('acme', 'remote', request(15, params), token);
+    expect(((await res.json()) as any).result).toEqual({ action: 'continue' });
+    expect(posted).toHaveLength(1);
+    const body = posted[0];
+    expect(body.slice(body.indexOf('"params":') + '"params":'.length, -1) === params).toBe(true);
+    expect(JSON.parse(body)).toMatchObject({ id: expect.anything(), method: 'hook.before_llm' });
   });
 
   it('that are not JSON are refused as such, and never reach the hook', async () => {
