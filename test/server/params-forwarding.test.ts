@@ -194,7 +194,12 @@ describe('large requests, params parsed only where read', () => {
     const refused = await overWs('keeper', request(21, long('rewrite-me')));
     expect(refused.result).toEqual({ action: 'continue' });
     await expect
-      .poll(() => gw.logs.audits().filter((a) => a.hook === 'keeper').map((a) => a.rule))
+      .poll(() =>
+        gw.logs
+          .audits()
+          .filter((a) => a.hook === 'keeper')
+          .map((a) => a.rule),
+      )
       .toContain('rewrite_model_not_granted');
   });
 });
