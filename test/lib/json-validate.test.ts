@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { requestText, template } from '../../bench/lib/messages.js';
 import { controlFree, JsonValidator, MAX_DEPTH, shownValid } from '../../src/lib/json-validate.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 function parses(text: string): boolean {
   try {
@@ -230,18 +231,6 @@ describe('controlFree', () => {
   });
 });
 
-/** A small seeded PRNG (mulberry32): the fuzz below is the same every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A number as the text spells it, so that every spelling JSON allows is tried. */
 class NumberText {
   constructor(readonly text: string) {}
@@ -297,7 +286,7 @@ class Fuzz {
   readonly escapedKeys = new WeakSet<object>();
 
   constructor(seed: number) {
-    this.random = mulberry32(seed);
+    this.random = seededRandom(seed);
   }
 
   below(n: number): number {

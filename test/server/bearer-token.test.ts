@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { bearerToken } from '../../src/server/auth.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 /** What the scan replaces, and must keep agreeing with. */
 const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
 const byExpression = (auth: string): string | undefined => BEARER.exec(auth)?.[1];
-
-/** A small deterministic generator (mulberry32), so a failure names an input that repeats. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Letters of the scheme in both cases, their neighbours under `| 0x20`, spaces, other white space,
 // and characters that fold onto ASCII letters elsewhere (Kelvin sign, long s, dotted I).
@@ -68,7 +58,7 @@ describe('bearerToken', () => {
   });
 
   it('reads what the expression reads, on 20,000 generated values', () => {
-    const next = random(19);
+    const next = seededRandom(19);
     let matched = 0;
     for (let n = 0; n < 20_000; n++) {
       let auth = next() < 0.7 ? PIECES[Math.floor(next() * 5)] : '';

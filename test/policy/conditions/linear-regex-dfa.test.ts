@@ -4,6 +4,7 @@ import {
   MAX_MATCH_STEPS,
   type RegexOptions,
 } from '../../../src/policy/conditions/linear-regex.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 /**
  * The lazy DFA against the Pike VM it replaced (kept as `engine: 'nfa'`): the same answer, and the
@@ -11,17 +12,6 @@ import {
  * DFA state has to get right (assertions, multiline, case folding, Unicode classes, code points
  * outside the BMP, newlines), with the cache large or so small that it starts over inside a match.
  */
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Outcome = boolean | string;
 
@@ -33,7 +23,7 @@ function outcome(pattern: string, input: string, options: RegexOptions): Outcome
   }
 }
 
-const random = rng(7);
+const random = seededRandom(7);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
 const ATOMS = [
   'a',
@@ -185,7 +175,7 @@ describe('lazy DFA: the step budget is the Pike VM’s', () => {
   });
 
   it('a pattern whose DFA is exponential hands over to the Pike VM mid-input: the same answer and steps', () => {
-    const r = rng(11);
+    const r = seededRandom(11);
     const disagreements: string[] = [];
     for (const [b, tail] of [
       ['b', ''],
@@ -216,7 +206,7 @@ describe('lazy DFA: the step budget is the Pike VM’s', () => {
   });
 
   it('a pattern whose DFA is exponential (every transition new) is bounded by the budget, not by memory', () => {
-    const r = rng(3);
+    const r = seededRandom(3);
     let s = '';
     for (let i = 0; i < 200_000; i++) s += r() < 0.5 ? 'a' : 'b';
     const p = '(a|b)*a(a|b){14}c';

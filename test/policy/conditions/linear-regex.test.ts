@@ -5,6 +5,7 @@ import {
   MAX_PROGRAM_SIZE,
   RegexError,
 } from '../../../src/policy/conditions/linear-regex.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 /**
  * Patterns whose meaning is the same in RE2 and in JavaScript's RegExp (with the u flag): there
@@ -190,17 +191,7 @@ describe('linear-time regex: patterns that make a backtracking engine explode', 
 describe('linear-time regex: random patterns agree with RegExp', () => {
   // A seeded generator (the same patterns every run) over constructs RE2 and JavaScript read
   // alike; inputs avoid \r and the Unicode line separators, which only JavaScript's `.` excludes.
-  function rng(seed: number): () => number {
-    let s = seed >>> 0;
-    return () => {
-      s = (s + 0x6d2b79f5) >>> 0;
-      let t = s;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-  const random = rng(20);
+  const random = seededRandom(20);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const atoms = ['a', 'b', 'c', '.', '[ab]', '[^a]', '\\w', '\\s', '\\d', 'x', ' '];
   function pattern(depth: number): string {
