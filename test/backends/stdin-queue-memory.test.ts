@@ -1,18 +1,7 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { heapAfterGc } from '../helpers/heap.js';
 import { StdinQueue } from '../../src/backends/stdin-queue.js';
 import { unreadSocket } from '../helpers/unread-socket.js';
-
-// A full collection on demand, so that what the heap still holds can be compared.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-function heapAfterGc(): number {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
 
 const MiB = 1024 * 1024;
 

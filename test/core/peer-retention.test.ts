@@ -1,19 +1,7 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { heapAfterGc } from '../helpers/heap.js';
 import { JsonRpcPeer, PeerError } from '../../src/core/peer.js';
 import { SENT, type Transport } from '../../src/core/transport.js';
-
-// A full collection on demand, so that what the heap still holds can be compared (a string cannot
-// be watched with a WeakRef).
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-function heapAfterGc(): number {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
 
 const MIB = 1024 * 1024;
 

@@ -98,8 +98,9 @@ export function answeredBody(x: CcExchange): unknown {
 export function claudeCodeBash(command: string, event = 'PreToolUse') {
   return {
     session_id: 'sess-1',
-    transcript_path: '/tmp/t.jsonl',
-    cwd: '/tmp',
+    // Claude Code sends absolute paths of the user's machine; these name no real one.
+    transcript_path: '/home/dev/.claude/projects/demo/sess-1.jsonl',
+    cwd: '/home/dev/demo',
     permission_mode: 'default',
     hook_event_name: event,
     tool_name: 'Bash',

@@ -19,7 +19,6 @@ class CountingRequest extends Request {
   }
 }
 
-const PUSH = { tool: 'exec', arguments: { command: 'git push origin main' } };
 let gw: TestGateway;
 let app: ReturnType<typeof createApp>;
 
@@ -49,63 +48,59 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-async function request(params: unknown, signal?: AbortSignal): Promise<CountingRequest> {
-  return new CountingRequest(`${gw.url}/v1/tenants/acme/hooks/guard`, {
+function post(path: string, body: unknown, token: string, signal?: AbortSignal): CountingRequest {
+  return new CountingRequest(`${gw.url}/v1/tenants/acme/hooks/guard${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${await gw.token()}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.before_tool', params }),
-    signal,
-  });
-}
-
-describe('the native call route and the request signal', () => {
-  it('a call the hook answers never reads the signal', async () => {
-    recorder().answer = () => ({ action: 'continue' });
-    const req = await request({ tool: 'exec', arguments: { command: 'git status' } });
-    const res = await app.fetch(req);
-    expect(res.status).toBe(200);
-    expect((await res.json()).result).toEqual({ action: 'continue' });
-    expect(req.reads).toBe(0);
-  });
-
-  it('a call held for a person reads it, and ends when the host goes away', async () => {
-    const gone = new AbortController();
-    const req = await request(PUSH, gone.signal);
-    const answered = app.fetch(req);
-    await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(1);
-    expect(req.reads).toBeGreaterThan(0);
-    gone.abort();
-    // The deadline is a minute away: the held call ends now, as abandoned.
-    await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(0);
-    await answered;
-  });
-});
-
-async function hostRequest(route: string, body: unknown, signal?: AbortSignal): Promise<CountingRequest> {
-  return new CountingRequest(`${gw.url}/v1/tenants/acme/hooks/guard/${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${await gw.token()}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
     signal,
   });
 }
 
-describe('a host route and the request signal (Claude Code)', () => {
+/** Each route a Bash-like call can take, and what it answers when the hook says `continue`. */
+const ROUTES = [
+  {
+    route: 'the native call route',
+    call: async (command: string, signal?: AbortSignal) =>
+      post(
+        '',
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'hook.before_tool',
+          params: { tool: 'exec', arguments: { command } },
+        },
+        await gw.token(),
+        signal,
+      ),
+    continued: { jsonrpc: '2.0', id: 1, result: { action: 'continue' } },
+  },
+  {
+    route: 'a host route (Claude Code)',
+    call: async (command: string, signal?: AbortSignal) =>
+      post('/claude-code', claudeCodeBash(command), await gw.token(), signal),
+    continued: {},
+  },
+];
+
+describe.each(ROUTES)('$route and the request signal', ({ call, continued }) => {
   it('a call the hook answers never reads the signal', async () => {
     recorder().answer = () => ({ action: 'continue' });
-    const req = await hostRequest('claude-code', claudeCodeBash('git status'));
+    const req = await call('git status');
     const res = await app.fetch(req);
     expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(continued);
     expect(req.reads).toBe(0);
   });
 
   it('a call held for a person reads it, and ends when the host goes away', async () => {
     const gone = new AbortController();
-    const req = await hostRequest('claude-code', claudeCodeBash('git push origin main'), gone.signal);
+    const req = await call('git push origin main', gone.signal);
     const answered = app.fetch(req);
     await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(1);
     expect(req.reads).toBeGreaterThan(0);
     gone.abort();
+    // The deadline is a minute away: the held call ends now, as abandoned.
     await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(0);
     await answered;
   });
