@@ -36,6 +36,7 @@ import { type MessageName, type MessageTemplate, template } from './lib/messages
 import {
   type BenchReport,
   type CellFigures,
+  type WindowFigures,
   type IdleResult,
   machineInfo,
   renderConsole,
@@ -59,6 +60,14 @@ const NO_IDLE = argv.includes('--no-idle');
  * gateway runs beside this one in the same interleaved rounds: an A/B of a change on the same noise.
  */
 const CANDIDATE = flagValue('candidate');
+/**
+ * `--candidate-node-flags "--single-threaded-gc"`: Node/V8 flags for the candidate gateway's process
+ * only (with `--candidate .`, an A/B of a flag on the same code; V8 reads most heap flags only at start).
+ */
+const CANDIDATE_NODE_FLAGS = (flagValue('candidate-node-flags') ?? '').split(' ').filter(Boolean);
+if (CANDIDATE_NODE_FLAGS.length > 0 && !CANDIDATE) {
+  throw new Error('--candidate-node-flags needs --candidate DIR (. for this tree)');
+}
 /**
  * Full runs first wait (up to this many seconds, `--wait-quiet S`; 0 = no wait) for other processes to
  * use less than QUIET_CORES: on a shared machine, other work is the largest source of error.
@@ -361,6 +370,16 @@ function verifyPerCall(ws: WindowResult[]): { verify: number; verifyUncached: nu
   };
 }
 
+function windowFigures(w: WindowResult): WindowFigures {
+  const cpu = Object.values(w.cpu);
+  return {
+    round: w.round,
+    callsPerS: w.calls / w.seconds,
+    calls: w.calls,
+    cpuPerCall: w.calls > 0 && cpu.length > 0 ? sum(cpu) / w.calls : undefined,
+  };
+}
+
 function figures(cell: Cell, bytes: number): CellFigures {
   const { spec } = cell;
   const sorted = [...cell.samples].sort((a, b) => a - b);
@@ -395,8 +414,8 @@ function figures(cell: Cell, bytes: number): CellFigures {
     ratios: {},
     rounds: {
       seq: cell.seqRounds,
-      one: cell.one.map((w) => ({ round: w.round, callsPerS: w.calls / w.seconds, calls: w.calls })),
-      many: cell.many.map((w) => ({ round: w.round, callsPerS: w.calls / w.seconds, calls: w.calls })),
+      one: cell.one.map(windowFigures),
+      many: cell.many.map(windowFigures),
     },
     errors,
     lastError,
@@ -443,28 +462,36 @@ function addRatios(rows: CellFigures[]): void {
 
 /**
  * A path's ratio to its floor(s) in each round where all of them were measured: p50 against the sum
- * of the floors' p50 in that round, throughput against the floors' serial throughput in that round.
+ * of the floors' p50 in that round, throughput against the floors' serial throughput in that round,
+ * CPU per call in the primary window against the sum of the floors' in theirs. The headline CPU
+ * ratio pools every round's windows; the per-round ones show how far single windows wander (on the
+ * 64 KiB stdio path a window can catch the collector's background threads at two to four times
+ * their usual work).
  */
 function roundRatios(
   r: CellFigures,
   key: 'p50' | 'one' | 'many' | 'cpu' | 'seqCpu',
   find: (path: string) => CellFigures | undefined,
 ): number[] {
-  // CPU is measured over the whole run's windows, not per round.
-  if (key === 'cpu' || key === 'seqCpu') return [];
+  // Sequential CPU is measured in slices spread over a round, not per round.
+  if (key === 'seqCpu') return [];
+  if (key === 'cpu' && !r.primary) return [];
   const floors = r.floors.map(find);
   if (floors.length === 0 || floors.some((f) => !f)) return [];
-  const valueIn = (row: CellFigures, round: number): number | undefined =>
-    key === 'p50'
-      ? row.rounds.seq.find((x) => x.round === round)?.p50
-      : row.rounds[key].find((x) => x.round === round)?.callsPerS;
+  const windows = (row: CellFigures) =>
+    key === 'p50' ? row.rounds.seq : row.rounds[key === 'cpu' ? (row.primary ?? 'one') : key];
+  const valueIn = (row: CellFigures, round: number): number | undefined => {
+    if (key === 'p50') return row.rounds.seq.find((x) => x.round === round)?.p50;
+    const w = (windows(row) as WindowFigures[]).find((x) => x.round === round);
+    return key === 'cpu' ? w?.cpuPerCall : w?.callsPerS;
+  };
   const out: number[] = [];
-  for (const round of new Set((key === 'p50' ? r.rounds.seq : r.rounds[key]).map((x) => x.round))) {
+  for (const round of new Set(windows(r).map((x) => x.round))) {
     const mine = valueIn(r, round);
     const theirs = floors.map((f) => valueIn(f as CellFigures, round));
     if (mine === undefined || theirs.some((t) => t === undefined || t <= 0)) continue;
     const values = theirs as number[];
-    const floor = key === 'p50' ? sum(values) : 1 / sum(values.map((t) => 1 / t));
+    const floor = key === 'p50' || key === 'cpu' ? sum(values) : 1 / sum(values.map((t) => 1 / t));
     out.push(mine / floor);
   }
   return out;
@@ -807,7 +834,7 @@ async function main(): Promise<void> {
       'gateway (candidate)',
       join(CANDIDATE, 'bench/children/gateway.ts'),
       [JSON.stringify({ stdio: true })],
-      [],
+      CANDIDATE_NODE_FLAGS,
       CANDIDATE,
     );
     candInfo = await cand.ready;
@@ -1393,7 +1420,7 @@ async function main(): Promise<void> {
             'gateway (candidate, idle)',
             join(dir, 'bench/children/gateway.ts'),
             [JSON.stringify({ stdio: false })],
-            ['--expose-gc'],
+            ['--expose-gc', ...CANDIDATE_NODE_FLAGS],
             dir,
           ),
         (info) => wsUrl(info.url, MODULE_HOOK),

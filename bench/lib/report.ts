@@ -41,12 +41,20 @@ export interface CellFigures {
   ratios: { p50?: number; p99?: number; one?: number; many?: number; cpu?: number; seqCpu?: number };
   rounds: {
     seq: { round: number; n: number; p50: number; p99: number }[];
-    one: { round: number; callsPerS: number; calls: number }[];
-    many: { round: number; callsPerS: number; calls: number }[];
+    /** `cpuPerCall`: every server-side process's CPU in that window, µs per call. */
+    one: WindowFigures[];
+    many: WindowFigures[];
   };
   errors: number;
   lastError?: string;
   skipped?: string;
+}
+
+export interface WindowFigures {
+  round: number;
+  callsPerS: number;
+  calls: number;
+  cpuPerCall?: number;
 }
 
 export interface IdleResult {
