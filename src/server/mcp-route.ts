@@ -5,7 +5,7 @@ import { countArrayElements } from '../core/json-array-count.js';
 import { Refusal } from '../limits/types.js';
 import { InjectedToolsCache } from '../mcp/injected-tools.js';
 import type { HookCallOutcome, McpHookPort } from '../mcp/port.js';
-import { mcpService } from '../mcp/server.js';
+import type { McpService } from '../mcp/server.js';
 import { servedTools } from '../mcp/tool-list.js';
 import { Method } from '../protocol/methods.js';
 import type { AuthVariables } from './auth.js';
@@ -44,8 +44,20 @@ const COUNTED = new Set(['initialize', 'server/discover', 'ping', 'tools/list', 
  */
 export function mcpRoute(deps: McpRouteDeps) {
   const { gateway, metrics, maxBodyBytes } = deps;
-  // Built once: it holds nothing about any caller (each POST brings its own port).
-  const mcp = mcpService(new InjectedToolsCache());
+  // Built once, on the first MCP POST: it holds nothing about any caller (each POST brings its own
+  // port). The MCP SDK is imported then, not at start: a gateway whose hooks are never called over
+  // MCP does not carry its ~5 MB of heap (marked at every full GC) or its ~100 ms of start-up.
+  let mcp: Promise<McpService> | undefined;
+  const service = (): Promise<McpService> => {
+    mcp ??= import('../mcp/server.js').then(
+      (m) => m.mcpService(new InjectedToolsCache()),
+      (err: unknown) => {
+        mcp = undefined; // not kept: the next POST tries again
+        throw err;
+      },
+    );
+    return mcp;
+  };
 
   return {
     async post(c: McpContext): Promise<Response> {
@@ -87,7 +99,7 @@ export function mcpRoute(deps: McpRouteDeps) {
         },
         traceparent,
       );
-      const answer = await mcp.serve(c.req.raw, body, port, c.get('requestId'));
+      const answer = await (await service()).serve(c.req.raw, body, port, c.get('requestId'));
       if ('limited' in answer)
         throw rateLimited(refusal ?? new Refusal('hook_rate', answer.limited.retryAfterMs));
       c.set('idSent', true);
