@@ -4,15 +4,14 @@
  * at start, they would add their heap (marked at every full GC) and their start-up time to every
  * gateway. A real `hookgate serve` process reports the npm packages it has resolved so far.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signDevToken } from '../../src/node/token.js';
 import { compileTestConfig, REPO, tenantDoc } from '../helpers/gateway.js';
+import { type ProbedGateway, serveProbed } from '../helpers/probed-gateway.js';
 
-const BIN = join(REPO, 'bin', 'hookgate.js');
 const PROBE = join(REPO, 'test', 'helpers', 'loaded-packages-probe.mjs');
 const HOOKS = {
   m: {
@@ -20,65 +19,22 @@ const HOOKS = {
     tools: ['get_weather'],
   },
 };
-let child: ChildProcess | undefined;
+let gw: ProbedGateway | undefined;
 
 afterEach(() => {
-  child?.kill('SIGKILL');
-  child = undefined;
+  gw?.kill();
+  gw = undefined;
 });
 
-interface Probed {
-  url: string;
-  /** The npm packages the gateway has resolved by now. */
-  packages(): Promise<string[]>;
-}
-
-/** Starts `hookgate serve` with these arguments under the probe; resolves once it listens. */
-function serve(args: string[]): Promise<Probed> {
-  const proc = spawn(process.execPath, ['--import', PROBE, BIN, 'serve', ...args], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = proc;
-  let out = '';
-  let answer: ((packages: string[]) => void) | undefined;
-  return new Promise((resolve, reject) => {
-    proc.on('exit', (code) => reject(new Error(`gateway exited (${code}):\n${out}`)));
-    proc.stderr?.on('data', (b) => {
-      out += b;
-    });
-    proc.stdout?.on('data', (b) => {
-      out += b;
-      const listening = listeningUrl(out);
-      if (listening) {
-        out = out.slice(out.indexOf('"hookgate listening"'));
-        out = out.slice(out.indexOf('\n') + 1);
-        resolve({
-          url: listening,
-          packages: () =>
-            new Promise<string[]>((done) => {
-              answer = done;
-              proc.kill('SIGUSR2');
-            }),
-        });
-      }
-      const m = /loaded-packages=(\[.*\])\n/.exec(out);
-      if (m && answer) {
-        out = out.slice(m.index + m[0].length);
-        answer(JSON.parse(m[1]) as string[]);
-        answer = undefined;
-      }
-    });
-  });
-}
-
-/** The URL in the gateway's "hookgate listening" log line, once that line is complete. */
-function listeningUrl(out: string): string | undefined {
-  for (const line of out.split('\n').slice(0, -1)) {
-    if (!line.includes('"hookgate listening"')) continue;
-    return (JSON.parse(line) as { url: string }).url;
-  }
-  return undefined;
+/** Starts `hookgate serve` with these arguments under the probe, once it listens. */
+async function serve(args: string[]) {
+  gw = await serveProbed(PROBE, args);
+  const running = gw;
+  return {
+    url: running.url,
+    /** The npm packages the gateway has resolved by now. */
+    packages: async () => JSON.parse(await running.ask('loaded-packages')) as string[],
+  };
 }
 
 function configFile(server: object): string {

@@ -50,6 +50,12 @@ function gatewayWithHttpHook(events: unknown[], delayMs = 0, bodies: string[] = 
   return { post };
 }
 
+/** The weather hook's answer to get_weather for Oslo, as the gateway passes it on. */
+const OSLO_WEATHER = {
+  action: 'respond',
+  result: { for_llm: 'Oslo: 18 C, light rain', silent: false, is_error: false },
+};
+
 describe('http backend on workerd', () => {
   it('signs calls that toFetchHandler verifies, and applies policy to the answer', async () => {
     const { post } = gatewayWithHttpHook([]);
@@ -57,10 +63,7 @@ describe('http backend on workerd', () => {
     expect(await own.json()).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      result: {
-        action: 'respond',
-        result: { for_llm: 'Oslo: 18 C, light rain', silent: false, is_error: false },
-      },
+      result: OSLO_WEATHER,
     });
     const other = await post(rpc('hook.before_tool', beforeTool('bash', { command: 'id' }), 2));
     expect(await other.json()).toEqual({ jsonrpc: '2.0', id: 2, result: { action: 'continue' } });
@@ -78,10 +81,7 @@ describe('http backend on workerd', () => {
     expect(await res.json()).toEqual({
       jsonrpc: '2.0',
       id: 7,
-      result: {
-        action: 'respond',
-        result: { for_llm: 'Oslo: 18 C, light rain', silent: false, is_error: false },
-      },
+      result: OSLO_WEATHER,
     });
     expect(bodies).toHaveLength(1);
     const sent = bodies[0]!;

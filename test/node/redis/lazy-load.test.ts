@@ -4,47 +4,26 @@
  * string methods on every call then cost about twice as much. A real gateway process is asked, with
  * V8's own %HasFastProperties, once it listens.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, tenantDoc } from '../../helpers/gateway.js';
+import { type ProbedGateway, serveProbed } from '../../helpers/probed-gateway.js';
 import { redisNote, SKIP_REDIS, startRedis, type TestRedis } from '../../helpers/redis.js';
 
-const BIN = join(REPO, 'bin', 'hookgate.js');
 const PROBE = join(REPO, 'test', 'helpers', 'string-mode-probe.mjs');
-let child: ChildProcess | undefined;
+let gw: ProbedGateway | undefined;
 
 afterEach(() => {
-  child?.kill('SIGKILL');
-  child = undefined;
+  gw?.kill();
+  gw = undefined;
 });
 
-/** Starts `hookgate serve` with these arguments, then reads the probe's answer once it listens. */
+/** Starts `hookgate serve` with these arguments, then asks the probe once it listens. */
 async function stringPrototypeFast(args: string[]): Promise<boolean> {
-  const proc = spawn(process.execPath, ['--allow-natives-syntax', '--import', PROBE, BIN, 'serve', ...args], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = proc;
-  let out = '';
-  let asked = false;
-  return new Promise((resolve, reject) => {
-    proc.on('exit', (code) => reject(new Error(`gateway exited (${code}) before answering:\n${out}`)));
-    proc.stderr?.on('data', (b) => {
-      out += b;
-    });
-    proc.stdout?.on('data', (b) => {
-      out += b;
-      if (!asked && out.includes('hookgate listening')) {
-        asked = true;
-        proc.kill('SIGUSR2');
-      }
-      const m = /string-prototype-fast=(true|false)/.exec(out);
-      if (m) resolve(m[1] === 'true');
-    });
-  });
+  gw = await serveProbed(PROBE, args, ['--allow-natives-syntax']);
+  return (await gw.ask('string-prototype-fast')) === 'true';
 }
 
 describe('a gateway loads ioredis only when it uses Redis', () => {
