@@ -1,5 +1,11 @@
 import { jsonClone } from '../core/json-clone.js';
-import { type HookCallContext, type HookObject, hookObjectMethod } from '../protocol/hook-object.js';
+import {
+  type HookCallContext,
+  type HookObject,
+  hookObjectMethod,
+  isThenable,
+  withSignalOf,
+} from '../protocol/hook-object.js';
 import type { ToolDefinition } from '../protocol/tool-definition.js';
 import { BackendError, type BackendContext, type CallContext, type HookBackend } from './types.js';
 
@@ -89,26 +95,22 @@ class ModuleCall {
   }
 
   /**
-   * What the hook sees: a plain object with an own `signal` getter, so that `{ ...ctx }` keeps a
-   * working signal and the hook sees nothing of this class.
+   * What the hook sees: a plain object whose own `signal` is this call's, made when first read, so
+   * that `{ ...ctx }` keeps a working signal and the hook sees nothing of this class.
    */
   private context(): HookCallContext {
-    const call = this;
-    const context: { -readonly [K in keyof HookCallContext]: HookCallContext[K] } = {
+    const context: { -readonly [K in keyof HookCallContext]?: HookCallContext[K] } = {
       method: this.#method,
       tenant: this.#ctx.tenant,
       hook: this.#ctx.hook,
-      get signal(): AbortSignal {
-        return call.signal();
-      },
     };
     // Only when the gateway traces: an untraced call's context has no such key at all.
     if (this.#traceparent !== undefined) context.traceparent = this.#traceparent;
-    return context;
+    return withSignalOf(context, this) as HookCallContext;
   }
 
   /** Made on first read: AbortSignals are costly in Node and most hooks never look at theirs. */
-  private signal(): AbortSignal {
+  get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
       // First read after the deadline: the signal must already say so.
@@ -154,10 +156,6 @@ class ModuleCall {
     clearTimeout(this.#timer);
     this.#inflight.delete(this);
   }
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
 function asBackendError(err: unknown): BackendError {

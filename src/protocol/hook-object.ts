@@ -2,9 +2,10 @@ import type { Mode } from './methods.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 /**
- * The in-process form of a hook: a plain object with one optional async function per method.
+ * The in-process form of a hook: a plain object with one optional function per method.
  * A `module` backend loads one of these as a JS module's default export; the SDK's defineHook
- * builds them. Each function returns the method's result exactly as it would go on the wire.
+ * builds them. Each function returns the method's result exactly as it would go on the wire, or a
+ * promise of it.
  */
 export interface HookCallContext {
   /** The JSON-RPC method name, e.g. `hook.before_tool`. */
@@ -97,4 +98,37 @@ export function hookObjectProblems(
     error: `the hook object has none of the hook functions ${HOOK_FUNCTIONS.join(', ')}${found}`,
     unserved,
   };
+}
+
+/** A value that is a promise or acts like one: what a hook function may return instead of its answer. */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+}
+
+const SIGNAL_SOURCE = Symbol('hookgate.signalSource');
+type SignalSource = { readonly signal: AbortSignal };
+
+/**
+ * One getter shared by every call context: it reads the signal of the source the context was made
+ * with. An object literal with a `get signal()` of its own makes a closure and an accessor pair per
+ * call, costs more to make and outlives the young generation more often.
+ */
+const SIGNAL: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: { [SIGNAL_SOURCE]: SignalSource }): AbortSignal {
+    return this[SIGNAL_SOURCE].signal;
+  },
+};
+
+/**
+ * Gives a call context a `signal` that is `source.signal`, read only when the hook reads it (the
+ * gateway makes an AbortSignal on first read: they are costly in Node and most hooks never look).
+ * The property is the context's own and enumerable, so `{ ...ctx }` keeps a working signal; the
+ * source is held under a symbol that neither a spread nor `Object.keys` shows.
+ */
+export function withSignalOf<T extends object>(context: T, source: SignalSource): T & SignalSource {
+  Object.defineProperty(context, SIGNAL_SOURCE, { value: source });
+  Object.defineProperty(context, 'signal', SIGNAL);
+  return context as T & SignalSource;
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { type HookCallContext, type HookObject, hookObjectMethod } from '../protocol/hook-object.js';
+import {
+  type HookCallContext,
+  type HookObject,
+  hookObjectMethod,
+  isThenable,
+  withSignalOf,
+} from '../protocol/hook-object.js';
 import { ErrorCode } from '../protocol/jsonrpc.js';
 import { type ApprovalResult, type InterceptorResult, Method } from '../protocol/methods.js';
 import type { ToolDefinition } from '../protocol/tool-definition.js';
@@ -79,31 +85,36 @@ export function defineHook<const S extends readonly z.ZodObject[]>(
   const inject = definition.injectTools !== false && definitions.length > 0;
   const user = definition;
 
+  // No method here is async of itself: a hook whose own code answers synchronously is answered
+  // synchronously, so a gateway hosting it in process needs no promise, microtask turns or deadline
+  // timer for the call (see backends/module.ts).
   const hook: HookObject = {
     name: definition.name,
     // Declared up front too, so a gateway hosting this hook in process (the MCP route) need not
     // ask before_llm for them.
     tools: Object.freeze(definitions),
-    async beforeLlm(params, ctx) {
-      const result = (await user.beforeLlm?.(params, ctx)) ?? CONTINUE();
-      return inject ? injectTools(params, result, definitions) : result;
+    beforeLlm(params, ctx) {
+      return andThen(user.beforeLlm?.(params, ctx), (answer) => {
+        const result = answer ?? CONTINUE();
+        return inject ? injectTools(params, result, definitions) : result;
+      });
     },
-    afterLlm: async (params, ctx) => (await user.afterLlm?.(params, ctx)) ?? CONTINUE(),
-    async beforeTool(params, ctx) {
+    afterLlm: (params, ctx) => orContinue(user.afterLlm?.(params, ctx)),
+    beforeTool(params, ctx) {
       const tool = tools.get(params?.tool);
-      if (tool) return { action: 'respond', result: await runTool(tool, params, ctx) };
-      return (await user.beforeTool?.(params, ctx)) ?? CONTINUE();
+      if (tool) return andThen(runTool(tool, params, ctx), respondWith);
+      return orContinue(user.beforeTool?.(params, ctx));
     },
-    afterTool: async (params, ctx) => (await user.afterTool?.(params, ctx)) ?? CONTINUE(),
+    afterTool: (params, ctx) => orContinue(user.afterTool?.(params, ctx)),
   };
   const approve = user.approveTool;
   if (approve) {
-    hook.approveTool = async (params, ctx) => {
-      const answer = await approve(params, ctx);
-      if (typeof answer === 'boolean') return { approved: answer };
-      // PicoClaw reads a missing `approved` as a denial; say so explicitly.
-      return answer ?? { approved: false, reason: `hook "${user.name}" gave no decision` };
-    };
+    hook.approveTool = (params, ctx) =>
+      andThen(approve(params, ctx), (answer) => {
+        if (typeof answer === 'boolean') return { approved: answer };
+        // PicoClaw reads a missing `approved` as a denial; say so explicitly.
+        return answer ?? { approved: false, reason: `hook "${user.name}" gave no decision` };
+      });
   }
   if (user.onEvent) hook.onEvent = user.onEvent;
   return hook;
@@ -146,26 +157,40 @@ function injectTools(params: any, result: any, definitions: readonly ToolDefinit
 }
 
 /** Runs a declared tool; bad arguments and thrown errors become `is_error` results, never a crash. */
-async function runTool(tool: HookTool, params: any, ctx: HookCallContext): Promise<ToolResult> {
+function runTool(tool: HookTool, params: any, ctx: HookCallContext): ToolResult | Promise<ToolResult> {
   const parsed = tool.parameters.safeParse(params?.arguments ?? {});
   if (!parsed.success) {
     return errorResult(`invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`);
   }
+  const failed = (err: unknown) =>
+    errorResult(`${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
   try {
-    // Not a spread: that would read ctx.signal, which the gateway only creates when asked for.
-    const toolCtx = {
-      method: ctx.method,
-      tenant: ctx.tenant,
-      hook: ctx.hook,
-      get signal() {
-        return ctx.signal;
-      },
-      call: params,
-    };
-    return toToolResult(await tool.handler(parsed.data, toolCtx));
+    const out = tool.handler(parsed.data, toolContext(ctx, params));
+    if (!isThenable(out)) return toToolResult(out);
+    return Promise.resolve(out).then(toToolResult).catch(failed);
   } catch (err) {
-    return errorResult(`${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    return failed(err);
   }
+}
+
+/**
+ * A tool handler's context: the call's context and the whole params. Not a spread of ctx, which
+ * would read ctx.signal, and the gateway only creates a signal when one is read.
+ */
+function toolContext(ctx: HookCallContext, params: any): ToolCallContext {
+  return withSignalOf(
+    { method: ctx.method, tenant: ctx.tenant, hook: ctx.hook, call: params } as ToolCallContext,
+    ctx,
+  );
+}
+
+const respondWith = (result: ToolResult) => ({ action: 'respond', result }) as const;
+const orContinue = <T>(answer: T | undefined | PromiseLike<T | undefined>) =>
+  andThen(answer, (a) => a ?? CONTINUE());
+
+/** `f` of the value: at once for a plain value, once settled for a promise. */
+function andThen<T, R>(value: T | PromiseLike<T>, f: (v: T) => R): R | Promise<R> {
+  return isThenable(value) ? Promise.resolve(value).then(f) : f(value);
 }
 
 /** Normalises a handler's return value; key order follows PicoClaw's ToolResult. */

@@ -196,6 +196,75 @@ describe('defineHook: before_tool respond', () => {
     });
   });
 
+  it('answers a synchronous handler synchronously and an async one with a promise, the same answer', async () => {
+    const answer = (text: string) => ({
+      action: 'respond',
+      result: { for_llm: text, silent: false, is_error: false },
+    });
+    const hook = defineHook({
+      name: 'w',
+      tools: [
+        { name: 'now', description: 'sync', parameters: z.object({}), handler: () => 'at once' },
+        { name: 'later', description: 'async', parameters: z.object({}), handler: async () => 'later' },
+        {
+          name: 'throws',
+          description: 'sync throw',
+          parameters: z.object({}),
+          handler: () => {
+            throw new Error('no');
+          },
+        },
+      ],
+      afterTool: () => undefined,
+    });
+    // A gateway hosting the hook in process answers a plain value without a promise or a timer.
+    expect(hook.beforeTool!(call('now', {}), ctx)).toStrictEqual(answer('at once'));
+    expect(hook.beforeTool!(call('throws', {}), ctx)).toStrictEqual({
+      action: 'respond',
+      result: { for_llm: 'throws failed: no', silent: false, is_error: true },
+    });
+    expect(hook.afterTool!({}, ctx)).toStrictEqual({ action: 'continue' });
+    expect(hook.afterLlm!({}, ctx)).toStrictEqual({ action: 'continue' });
+    const later = hook.beforeTool!(call('later', {}), ctx);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toStrictEqual(answer('later'));
+  });
+
+  it('gives a tool handler the call context with its signal read only when the handler reads it', async () => {
+    let reads = 0;
+    const signal = new AbortController().signal;
+    const counting = {
+      method: 'hook.before_tool',
+      tenant: 't',
+      hook: 'h',
+      get signal() {
+        reads++;
+        return signal;
+      },
+    };
+    let seen: Record<string, unknown> | undefined;
+    const hook = defineHook({
+      name: 'w',
+      tools: [
+        {
+          name: 'look',
+          description: 'reads its context',
+          parameters: z.object({}),
+          handler: (_args, toolCtx) => {
+            expect(reads).toBe(0);
+            seen = { ...toolCtx };
+            return 'ok';
+          },
+        },
+      ],
+    });
+    await hook.beforeTool!(call('look', {}), counting);
+    expect(reads).toBe(1);
+    expect(Object.keys(seen ?? {}).sort()).toEqual(['call', 'hook', 'method', 'signal', 'tenant']);
+    expect(seen?.signal).toBe(signal);
+    expect((seen?.call as { tool?: string } | undefined)?.tool).toBe('look');
+  });
+
   it('validates arguments before calling the handler', async () => {
     let called = false;
     const hook = defineHook({
