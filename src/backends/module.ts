@@ -2,9 +2,9 @@ import { jsonClone } from '../core/json-clone.js';
 import {
   type HookCallContext,
   type HookObject,
+  HookContext,
   hookObjectMethod,
   isThenable,
-  withSignalOf,
 } from '../protocol/hook-object.js';
 import type { ToolDefinition } from '../protocol/tool-definition.js';
 import { BackendError, type BackendContext, type CallContext, type HookBackend } from './types.js';
@@ -95,18 +95,19 @@ class ModuleCall {
   }
 
   /**
-   * What the hook sees: a plain object whose own `signal` is this call's, made when first read, so
-   * that `{ ...ctx }` keeps a working signal and the hook sees nothing of this class.
+   * What the hook sees: its names and this call's signal, made when first read; the hook sees
+   * nothing of this class.
    */
   private context(): HookCallContext {
-    const context: { -readonly [K in keyof HookCallContext]?: HookCallContext[K] } = {
-      method: this.#method,
-      tenant: this.#ctx.tenant,
-      hook: this.#ctx.hook,
-    };
+    const context: HookContext & { traceparent?: string } = new HookContext(
+      this.#method,
+      this.#ctx.tenant,
+      this.#ctx.hook,
+      this,
+    );
     // Only when the gateway traces: an untraced call's context has no such key at all.
     if (this.#traceparent !== undefined) context.traceparent = this.#traceparent;
-    return withSignalOf(context, this) as HookCallContext;
+    return context;
   }
 
   /** Made on first read: AbortSignals are costly in Node and most hooks never look at theirs. */

@@ -105,30 +105,35 @@ export function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
-const SIGNAL_SOURCE = Symbol('hookgate.signalSource');
 type SignalSource = { readonly signal: AbortSignal };
 
 /**
- * One getter shared by every call context: it reads the signal of the source the context was made
- * with. An object literal with a `get signal()` of its own makes a closure and an accessor pair per
- * call, costs more to make and outlives the young generation more often.
+ * A hook call's context as the hook sees it: the call's names and a `signal` that is its source's,
+ * read only when the hook reads it (a gateway makes an AbortSignal on first read: they are costly in
+ * Node and most hooks never look). `signal` is the object's own, enumerable property, so
+ * `{ ...ctx }` keeps a working signal; the source is a private field, which neither a spread nor
+ * `Object.keys` shows. One getter serves every call: an object literal with a `get signal()` of its
+ * own makes a closure and an accessor pair per call, and costs three times as much to make.
  */
-const SIGNAL: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: { [SIGNAL_SOURCE]: SignalSource }): AbortSignal {
-    return this[SIGNAL_SOURCE].signal;
-  },
-};
+export class HookContext implements HookCallContext {
+  static readonly #signal: PropertyDescriptor = {
+    enumerable: true,
+    configurable: true,
+    get(this: HookContext): AbortSignal {
+      return this.#source.signal;
+    },
+  };
+  readonly #source: SignalSource;
+  method: string;
+  tenant: string;
+  hook: string;
+  declare readonly signal: AbortSignal;
 
-/**
- * Gives a call context a `signal` that is `source.signal`, read only when the hook reads it (the
- * gateway makes an AbortSignal on first read: they are costly in Node and most hooks never look).
- * The property is the context's own and enumerable, so `{ ...ctx }` keeps a working signal; the
- * source is held under a symbol that neither a spread nor `Object.keys` shows.
- */
-export function withSignalOf<T extends object>(context: T, source: SignalSource): T & SignalSource {
-  Object.defineProperty(context, SIGNAL_SOURCE, { value: source });
-  Object.defineProperty(context, 'signal', SIGNAL);
-  return context as T & SignalSource;
+  constructor(method: string, tenant: string, hook: string, source: SignalSource) {
+    this.method = method;
+    this.tenant = tenant;
+    this.hook = hook;
+    this.#source = source;
+    Object.defineProperty(this, 'signal', HookContext.#signal);
+  }
 }

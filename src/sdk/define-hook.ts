@@ -2,9 +2,9 @@ import { z } from 'zod';
 import {
   type HookCallContext,
   type HookObject,
+  HookContext,
   hookObjectMethod,
   isThenable,
-  withSignalOf,
 } from '../protocol/hook-object.js';
 import { ErrorCode } from '../protocol/jsonrpc.js';
 import { type ApprovalResult, type InterceptorResult, Method } from '../protocol/methods.js';
@@ -162,26 +162,29 @@ function runTool(tool: HookTool, params: any, ctx: HookCallContext): ToolResult 
   if (!parsed.success) {
     return errorResult(`invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`);
   }
-  const failed = (err: unknown) =>
-    errorResult(`${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
   try {
     const out = tool.handler(parsed.data, toolContext(ctx, params));
     if (!isThenable(out)) return toToolResult(out);
-    return Promise.resolve(out).then(toToolResult).catch(failed);
+    return Promise.resolve(out)
+      .then(toToolResult)
+      .catch((err: unknown) => toolFailed(tool, err));
   } catch (err) {
-    return failed(err);
+    return toolFailed(tool, err);
   }
+}
+
+function toolFailed(tool: HookTool, err: unknown): ToolResult {
+  return errorResult(`${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 
 /**
  * A tool handler's context: the call's context and the whole params. Not a spread of ctx, which
- * would read ctx.signal, and the gateway only creates a signal when one is read.
+ * would read ctx.signal, and a gateway only creates a signal when one is read.
  */
 function toolContext(ctx: HookCallContext, params: any): ToolCallContext {
-  return withSignalOf(
-    { method: ctx.method, tenant: ctx.tenant, hook: ctx.hook, call: params } as ToolCallContext,
-    ctx,
-  );
+  const context = new HookContext(ctx.method, ctx.tenant, ctx.hook, ctx) as HookContext & ToolCallContext;
+  context.call = params;
+  return context;
 }
 
 const respondWith = (result: ToolResult) => ({ action: 'respond', result }) as const;

@@ -335,8 +335,8 @@ export class Gateway {
         decision,
         principal,
       );
-      this.timeCall(hook, method, decision.startedAt);
       this.decided(hook, decision, origin);
+      this.timeCall(hook, method, decision.totalMs);
       return result;
     }
     // The in-process limiter answers synchronously: no extra async step unless the store is remote.
@@ -359,8 +359,8 @@ export class Gateway {
         decision,
         principal,
       );
-      this.timeCall(hook, method, decision.startedAt);
       this.decided(hook, decision, origin);
+      this.timeCall(hook, method, decision.totalMs);
       return result;
     } finally {
       limits.release(hook, admission);
@@ -681,7 +681,8 @@ export class Gateway {
     return refuse(why, failureAnswer(hook, method, why, origin.hostApproves));
   }
 
-  private timeCall(hook: HookRuntime, method: string, started: number): void {
+  /** The call's duration into its histogram: the decision's totalMs, which decided() has just set. */
+  private timeCall(hook: HookRuntime, method: string, totalMs: number): void {
     let byMethod = this.callDurations.get(hook);
     if (!byMethod) {
       byMethod = new Map();
@@ -696,7 +697,7 @@ export class Gateway {
       });
       byMethod.set(method, observe);
     }
-    observe((performance.now() - started) / 1000);
+    observe(totalMs / 1000);
   }
 
   private countCall(hook: HookRuntime, method: string, outcome: string): void {
