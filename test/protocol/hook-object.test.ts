@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { hookObjectMethod, hookObjectProblems, isHookObject } from '../../src/protocol/hook-object.js';
+import {
+  HookContext,
+  hookObjectMethod,
+  hookObjectProblems,
+  isHookObject,
+  isThenable,
+} from '../../src/protocol/hook-object.js';
 
 describe('isHookObject', () => {
   it('takes functions for the methods and an array of definitions for `tools`', () => {
@@ -34,5 +40,62 @@ describe('hookObjectProblems', () => {
     expect(hookObjectProblems({ afterLlm: () => ({}), onEvent: () => {} }, ['llm', 'observe'])).toEqual({
       unserved: [],
     });
+  });
+});
+
+describe('HookContext', () => {
+  /** A source that counts how often its signal is read, as a gateway's lazy signal would be made. */
+  function countingSource() {
+    const controller = new AbortController();
+    const source = {
+      reads: 0,
+      get signal() {
+        source.reads++;
+        return controller.signal;
+      },
+    };
+    return { source, controller };
+  }
+
+  it("reads its source's signal only when the hook reads it, every time", () => {
+    const { source, controller } = countingSource();
+    const ctx = new HookContext('hook.before_tool', 'acme', 'guard', source);
+    expect(source.reads).toBe(0);
+    expect(ctx.signal).toBe(controller.signal);
+    controller.abort();
+    expect(ctx.signal.aborted).toBe(true);
+    expect(source.reads).toBe(2);
+  });
+
+  it('shows the names and the signal as its own fields, and nothing of its source', () => {
+    const { source, controller } = countingSource();
+    const ctx = new HookContext('hook.before_tool', 'acme', 'guard', source);
+    expect(Object.keys(ctx)).toEqual(['method', 'tenant', 'hook', 'signal']);
+    expect(Reflect.ownKeys(ctx)).toEqual(['method', 'tenant', 'hook', 'signal']);
+    // A spread is a plain copy with a working signal (a hook may pass `{ ...ctx }` on).
+    const copy = { ...ctx };
+    expect(copy).toEqual({
+      method: 'hook.before_tool',
+      tenant: 'acme',
+      hook: 'guard',
+      signal: controller.signal,
+    });
+    // Two contexts keep their own sources.
+    const other = countingSource();
+    expect(new HookContext('m', 't', 'h', other.source).signal).toBe(other.controller.signal);
+    expect(ctx.signal).toBe(controller.signal);
+  });
+});
+
+describe('isThenable', () => {
+  it('takes promises and objects with a then function, nothing else', () => {
+    expect(isThenable(Promise.resolve(1))).toBe(true);
+    // biome-ignore lint/suspicious/noThenProperty: a thenable is what this test is about.
+    expect(isThenable({ then: () => {} })).toBe(true);
+    // biome-ignore lint/suspicious/noThenProperty: a then that is not a function makes no thenable.
+    expect(isThenable({ then: 1 })).toBe(false);
+    expect(isThenable({ action: 'continue' })).toBe(false);
+    expect(isThenable(undefined)).toBe(false);
+    expect(isThenable('then')).toBe(false);
   });
 });
