@@ -137,7 +137,10 @@ export class Gateway {
   /** hookgate_call_duration_seconds per hook and method, resolved once like the counters. */
   private readonly callDurations = new WeakMap<HookRuntime, Map<string, (seconds: number) => void>>();
   /** hookgate_decisions_total per hook, dialect and kind, resolved once like the counters. */
-  private readonly decisionCounters = new WeakMap<HookRuntime, Map<string, (by?: number) => void>>();
+  private readonly decisionCounters = new WeakMap<
+    HookRuntime,
+    Map<string, Map<string, (by?: number) => void>>
+  >();
   private closing = false;
 
   constructor(private readonly deps: GatewayDeps) {}
@@ -422,13 +425,19 @@ export class Gateway {
   }
 
   private countDecision(hook: HookRuntime, decision: Decision): void {
-    let byKey = this.decisionCounters.get(hook);
-    if (!byKey) {
-      byKey = new Map();
-      this.decisionCounters.set(hook, byKey);
+    // Keyed by dialect, then kind: both are constant strings whose hashes V8 keeps, where a key
+    // joined from the two would be a new string to hash on every call.
+    let byDialect = this.decisionCounters.get(hook);
+    if (!byDialect) {
+      byDialect = new Map();
+      this.decisionCounters.set(hook, byDialect);
     }
-    const key = `${decision.dialect}\u0000${decision.kind}`;
-    let inc = byKey.get(key);
+    let byKind = byDialect.get(decision.dialect);
+    if (!byKind) {
+      byKind = new Map();
+      byDialect.set(decision.dialect, byKind);
+    }
+    let inc = byKind.get(decision.kind);
     if (!inc) {
       inc = this.deps.metrics.counter('hookgate_decisions_total', {
         tenant: hook.tenant,
@@ -436,7 +445,7 @@ export class Gateway {
         dialect: decision.dialect,
         kind: decision.kind,
       });
-      byKey.set(key, inc);
+      byKind.set(decision.kind, inc);
     }
     inc();
   }
