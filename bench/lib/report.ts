@@ -310,6 +310,13 @@ const NOTES_START = '<!-- notes:start -->';
 const NOTES_END = '<!-- notes:end -->';
 
 /** docs/performance.md, rewritten by each full run; the notes section between the markers is kept. */
+/** The load run before each throughput window of this run (PARAMS.refillMs in run.ts). */
+function refillText(r: BenchReport): string {
+  const ms = (r.params as { refillMs?: number } | undefined)?.refillMs;
+  if (ms === undefined) return 'a short burst';
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
 export function renderDoc(r: BenchReport, previous: string): string {
   const a = previous.indexOf(NOTES_START);
   const b = previous.indexOf(NOTES_END);
@@ -392,8 +399,8 @@ ${renderIdle(r.idle)}
   not charged to any path. The runs are interleaved: every round runs every path and message, in
   reverse order on every other round, so drift of the shared machine spreads over all paths; within
   a round the sequential calls are cut into slices taken in turn on every path (A B C … C B A …), so
-  the latencies a ratio compares are measured seconds apart. Each throughput window follows 1 s
-  of the same load that is not counted (60 ms in a quick run), so a server that sat idle while the
+  the latencies a ratio compares are measured seconds apart. Each throughput window follows
+  ${refillText(r)} of the same load that is not counted, so a server that sat idle while the
   other paths ran is measured in its steady state (the notes say what the first burst after idle
   costs). Every loop is bounded in calls and in time, and the run has a time budget.
 - Floors: **stdio** = \`examples/weather-sdk.ts\` run as a PicoClaw stdio hook, NDJSON on its
