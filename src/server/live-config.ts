@@ -2,6 +2,12 @@ import type { TenantVerifier } from '../auth/verifier.js';
 import type { HookBackend } from '../backends/types.js';
 import type { GatewayConfig, HookRuntime } from '../config/runtime.js';
 
+/** Calls in flight on one backend, and who waits for them to reach zero (a retired backend's close). */
+interface InFlight {
+  calls: number;
+  drained: Array<() => void> | undefined;
+}
+
 /** Everything a request needs from the config, replaced as one piece by a reload. */
 export interface ConfigSnapshot {
   readonly config: GatewayConfig;
@@ -20,8 +26,12 @@ export interface ConfigSnapshot {
 export class LiveConfig {
   current: ConfigSnapshot;
   private readonly retired = new Map<HookRuntime, HookBackend>();
-  private readonly inFlight = new Map<HookBackend, number>();
-  private readonly drainWaiters = new Map<HookBackend, Array<() => void>>();
+  /**
+   * One counter per backend, made on its first call and kept: counting a call changes no map. (A
+   * count entry deleted at zero and added again made the map rebuild its table every few calls, on
+   * the path of every call; those tables, held by a long-lived map, outlived young collections.)
+   */
+  private readonly inFlight = new WeakMap<HookBackend, InFlight>();
 
   constructor(initial: ConfigSnapshot) {
     this.current = initial;
@@ -42,21 +52,19 @@ export class LiveConfig {
   }
 
   callStarted(backend: HookBackend): void {
-    this.inFlight.set(backend, (this.inFlight.get(backend) ?? 0) + 1);
+    const counter = this.inFlight.get(backend);
+    if (counter) counter.calls++;
+    else this.inFlight.set(backend, { calls: 1, drained: undefined });
   }
 
   callEnded(backend: HookBackend): void {
-    const n = (this.inFlight.get(backend) ?? 1) - 1;
-    if (n > 0) {
-      this.inFlight.set(backend, n);
-      return;
-    }
-    this.inFlight.delete(backend);
-    const waiters = this.drainWaiters.get(backend);
-    if (waiters) {
-      this.drainWaiters.delete(backend);
-      for (const w of waiters) w();
-    }
+    const counter = this.inFlight.get(backend);
+    if (!counter || counter.calls === 0) return;
+    counter.calls--;
+    if (counter.calls > 0 || counter.drained === undefined) return;
+    const waiters = counter.drained;
+    counter.drained = undefined;
+    for (const w of waiters) w();
   }
 
   /** Installs a new snapshot; `retired` are the old backends that leave service with it. */
@@ -72,15 +80,15 @@ export class LiveConfig {
   async closeWhenDrained(hook: HookRuntime, maxMs: number): Promise<void> {
     const backend = this.retired.get(hook);
     if (!backend) return;
-    if (this.inFlight.has(backend)) {
+    const counter = this.inFlight.get(backend);
+    if (counter !== undefined && counter.calls > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, maxMs);
-        const list = this.drainWaiters.get(backend) ?? [];
-        list.push(() => {
+        counter.drained ??= [];
+        counter.drained.push(() => {
           clearTimeout(timer);
           resolve();
         });
-        this.drainWaiters.set(backend, list);
       });
     }
     this.retired.delete(hook);
