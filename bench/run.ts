@@ -44,6 +44,7 @@ import {
   type Target,
 } from './lib/report.js';
 import { median, percentile, sum } from './lib/stats.js';
+import { groupedByFloor } from './lib/schedule.js';
 import { type Supergateway, startSupergateway, supergatewayMissing } from './lib/supergateway.js';
 
 const argv = process.argv.slice(2);
@@ -1346,7 +1347,7 @@ async function main(): Promise<void> {
         p99: percentile(sorted, 99),
       });
     }
-    for (const cell of order) {
+    for (const cell of groupedByFloor(order)) {
       if (cell.spec.skipped) continue;
       await runWindows(cell, templates[cell.msg], round);
     }
