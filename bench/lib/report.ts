@@ -399,10 +399,13 @@ ${renderIdle(r.idle)}
   not charged to any path. The runs are interleaved: every round runs every path and message, in
   reverse order on every other round, so drift of the shared machine spreads over all paths; within
   a round the sequential calls are cut into slices taken in turn on every path (A B C … C B A …), so
-  the latencies a ratio compares are measured seconds apart. Each throughput window follows
-  ${refillText(r)} of the same load that is not counted, so a server that sat idle while the
-  other paths ran is measured in its steady state (the notes say what the first burst after idle
-  costs). Every loop is bounded in calls and in time, and the run has a time budget.
+  the latencies a ratio compares are measured seconds apart. The throughput windows run each floor
+  beside the paths compared with it (\`bench/lib/schedule.ts\`), so a gateway path does not wait
+  through every other floor's windows while its own floor does not. Each window follows
+  ${refillText(r)} of the same load that is not counted. A server that sat idle long enough for
+  V8's memory reducer still pays more for a while after it; \`bench/after-idle.ts\` measures that
+  apart (the notes have its figures). Every loop is bounded in calls and in time, and the run has a
+  time budget.
 - Floors: **stdio** = \`examples/weather-sdk.ts\` run as a PicoClaw stdio hook, NDJSON on its
   stdin/stdout (what PicoClaw does today); **ws** = a \`ws\` server; **http** = \`node:http\`;
   **Hono** = a Hono app on \`@hono/node-server\`. The network floors parse the message and answer
