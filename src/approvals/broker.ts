@@ -10,6 +10,7 @@ import type {
   ApprovalRequest,
   DecisionInput,
 } from './types.js';
+import { randomUuid } from '../lib/uuid.js';
 
 export interface ApprovalBrokerOptions {
   store: ApprovalStore;
@@ -67,7 +68,7 @@ export class ApprovalBroker {
     display: ApprovalDisplay = {},
     opts: AskOptions = {},
   ): { id: string; outcome: Promise<ApprovalOutcome> } {
-    const id = crypto.randomUUID();
+    const id = randomUuid();
     const now = this.clock.now();
     const request: ApprovalRequest = { id, binding: { ...binding }, display: { ...display }, createdAt: now };
     const k = waiterKey(binding.tenant, id);

@@ -4,6 +4,7 @@ import type { Logger } from '../server/logger.js';
 import type { Metrics } from '../server/metrics.js';
 import type { LocalLimiter } from './local.js';
 import { type Admission, type CallLimiter, type Lease, type LimitName, Refusal } from './types.js';
+import { randomUuid } from '../lib/uuid.js';
 
 /** The slice of a Redis client the limiter needs; every command settles in bounded time. */
 export interface RedisCommands {
@@ -160,7 +161,7 @@ export class RedisLimiter implements CallLimiter {
   async acquire(hook: HookRuntime, maxCallMs: number): Promise<Admission> {
     if (this.now() < this.downUntil) return this.fallback(hook, undefined, maxCallMs);
     const script = this.scriptOf(hook);
-    const id = crypto.randomUUID();
+    const id = randomUuid();
     try {
       const reply = await this.run(script, id, maxCallMs + LEASE_SLACK_MS);
       return reply ?? new RedisLease(this, script, id);

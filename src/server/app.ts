@@ -28,6 +28,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { answerOpenClaw } from '../hosts/openclaw/route.js';
 import type { ReloadOutcome } from './reload.js';
 import { type SessionSocket, WsSession } from './ws-session.js';
+import { randomUuid } from '../lib/uuid.js';
 
 export interface AppDeps {
   /** The current config, verifiers and backends; read per request, swapped by a reload. */
@@ -137,7 +138,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.use('*', async function requestContext(c, next) {
     const given = c.req.header('x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUuid();
     c.set('requestId', requestId);
     const logged = log.enabled('info');
     const started = logged ? performance.now() : 0;

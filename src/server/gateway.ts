@@ -43,6 +43,7 @@ import type { DecisionLog } from './decision-log.js';
 import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import { randomUuid } from '../lib/uuid.js';
 
 /** One audit line per policy refusal: who, what, which rule, and what was sent instead. */
 export interface AuditEvent {
@@ -379,7 +380,7 @@ export class Gateway {
     principal: Principal,
   ): Decision {
     return {
-      id: crypto.randomUUID(),
+      id: randomUuid(),
       time: Date.now(),
       tenant: hook.tenant,
       hook: hook.name,

@@ -4,6 +4,7 @@ import { LocalLimiter } from '../limits/local.js';
 import { type LimitAnswer, type LimitRequest, TenantLimitState } from '../limits/tenant-state.js';
 import { type Admission, type CallLimiter, type Lease, Refusal } from '../limits/types.js';
 import type { AssembleOptions } from '../server/assemble.js';
+import { randomUuid } from '../lib/uuid.js';
 
 /** The Durable Object namespace binding (wrangler.toml) that shares limits across isolates. */
 export const LIMITER_BINDING = 'HOOKGATE_LIMITER';
@@ -77,7 +78,7 @@ export class DurableLimiter implements CallLimiter {
   ) {}
 
   async acquire(hook: HookRuntime, maxCallMs: number): Promise<Admission> {
-    const lease = crypto.randomUUID();
+    const lease = randomUuid();
     const stub = this.stubOf(hook.tenant);
     try {
       const answer = await this.decide(stub, request(hook, lease, maxCallMs + LEASE_SLACK_MS));

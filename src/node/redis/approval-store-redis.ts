@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../../config/runtime.js';
 import type { AssembleOptions } from '../../server/assemble.js';
 import type { Logger } from '../../server/logger.js';
 import { RedisClient, type RedisTlsOptions } from './redis-client.js';
+import { randomUuid } from '../../lib/uuid.js';
 
 export interface RedisApprovalStoreOptions {
   /** redis:// or rediss:// (server.redis_url); never logged. */
@@ -47,7 +48,7 @@ export class RedisApprovalStore implements ApprovalStore {
   private readonly client: RedisClient;
   private readonly subscriber: Redis;
   private readonly prefix: string;
-  private readonly owner = crypto.randomUUID();
+  private readonly owner = randomUuid();
   private readonly leaseMs: number;
   private readonly retentionMs: number;
   private readonly listeners = new Set<(event: StoreEvent) => void>();
