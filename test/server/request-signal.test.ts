@@ -41,6 +41,14 @@ beforeAll(async () => {
           on_failure: 'closed',
           timeout_ms: 60_000,
         },
+        // A hook with a tool of its own, which OpenClaw runs through hookgate.execute_tool.
+        plugin: {
+          backend: { type: 'module', module: 'test/helpers/recording-hook.ts' },
+          modes: ['tool'],
+          tools: ['get_weather'],
+          on_failure: 'closed',
+          timeout_ms: 60_000,
+        },
       }),
     },
   });
@@ -48,8 +56,14 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-function post(path: string, body: unknown, token: string, signal?: AbortSignal): CountingRequest {
-  return new CountingRequest(`${gw.url}/v1/tenants/acme/hooks/guard${path}`, {
+function post(
+  path: string,
+  body: unknown,
+  token: string,
+  signal?: AbortSignal,
+  hook = 'guard',
+): CountingRequest {
+  return new CountingRequest(`${gw.url}/v1/tenants/acme/hooks/${hook}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
@@ -101,6 +115,42 @@ describe.each(ROUTES)('$route and the request signal', ({ call, continued }) => 
     expect(req.reads).toBeGreaterThan(0);
     gone.abort();
     // The deadline is a minute away: the held call ends now, as abandoned.
+    await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(0);
+    await answered;
+  });
+});
+
+describe('OpenClaw running the hook’s own tool (hookgate.execute_tool) and the request signal', () => {
+  const execute = async (city: string, signal?: AbortSignal) =>
+    post(
+      '/openclaw',
+      {
+        hook: 'hookgate.execute_tool',
+        event: { toolName: 'get_weather', params: { city }, toolCallId: 'call_1' },
+        ctx: { agentId: 'main', sessionKey: 'agent:main:main' },
+      },
+      await gw.token(),
+      signal,
+      'plugin',
+    );
+
+  it('a tool call the hook answers never reads the signal', async () => {
+    recorder().answer = () => ({ action: 'respond', result: { for_llm: 'Berlin: 18 C' } });
+    const req = await execute('Berlin');
+    const res = await app.fetch(req);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { details: { ok: boolean } }).details.ok).toBe(true);
+    expect(req.reads).toBe(0);
+  });
+
+  it('a tool call the hook holds for a person reads it, and ends when OpenClaw goes away', async () => {
+    recorder().answer = () => ({ action: 'ask_human', reason: 'this one needs a look' });
+    const gone = new AbortController();
+    const req = await execute('Mordor', gone.signal);
+    const answered = app.fetch(req);
+    await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(1);
+    expect(req.reads).toBeGreaterThan(0);
+    gone.abort();
     await expect.poll(async () => (await gw.approvals.pending('acme')).length).toBe(0);
     await answered;
   });

@@ -91,14 +91,14 @@ async function executeTool(
     return errorResult(`Unknown tool: ${request.tool}`);
   }
   let failure: string | undefined;
-  const result = await gateway.invoke(principal, hook, Method.BeforeTool, request.params, {
-    ...origin,
-    observer: {
-      failed(why) {
-        failure = why;
-      },
+  // Set on this call's own origin, not spread into a copy: the request's abort signal is a getter
+  // of the origin's class, which a spread would leave behind.
+  origin.observer = {
+    failed(why) {
+      failure = why;
     },
-  });
+  };
+  const result = await gateway.invoke(principal, hook, Method.BeforeTool, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   return toToolResult(hook.name, request.tool, result, failure);
 }
