@@ -63,6 +63,26 @@ describe('lazyMessage', () => {
     expect(isAccessor(params, 'model')).toBe(true);
   });
 
+  it('gives every lazy object the same accessor for a member name, not one made per object', () => {
+    // An accessor made per object gives each object a hidden class of its own, kept in the old
+    // generation with the message's text: every large message was promoted.
+    const a = lazyParams(TEXT);
+    const b = lazyParams(request(PARAMS.replace('gpt-4o', 'gpt-5')));
+    for (const key of ['model', 'messages', 'pad']) {
+      const da = Object.getOwnPropertyDescriptor(a, key)!;
+      const db = Object.getOwnPropertyDescriptor(b, key)!;
+      expect(da.get).toBeTypeOf('function');
+      expect(da.get).toBe(db.get);
+      expect(da.set).toBe(db.set);
+    }
+    expect([a.model, b.model]).toEqual(['gpt-4o', 'gpt-5']);
+    // The source each reads from is its own, and no key, spread or JSON shows it.
+    expect(Object.keys(a)).toEqual(Object.keys(JSON.parse(PARAMS.replace(PAD, '"pad":0'))));
+    expect(JSON.stringify({ ...b })).toBe(
+      JSON.stringify(JSON.parse(request(PARAMS.replace('gpt-4o', 'gpt-5'))).params),
+    );
+  });
+
   it('parses a member once, however often it is read', () => {
     const params = lazyParams(TEXT);
     const parse = vi.spyOn(JSON, 'parse');

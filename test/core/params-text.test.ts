@@ -100,6 +100,24 @@ describe('paramsTextOf', () => {
     expect(paramsTextOf(msg.params)).toBeUndefined();
   });
 
+  it('keeps the text out of sight of whatever reads the params, and copies of them', () => {
+    const text = '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}';
+    const msg = JSON.parse(text);
+    rememberParamsText(msg, padded(text));
+    expect(Object.keys(msg.params)).toEqual(['a']);
+    expect(JSON.stringify(msg.params)).toBe('{"a":1}');
+    expect(paramsTextOf(Object.assign({}, msg.params))).toBeUndefined();
+    expect(paramsTextOf(msg.params)).toBe('{"a":1}');
+  });
+
+  it('leaves params it cannot extend to JSON.stringify, without throwing', () => {
+    const text = '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}';
+    const msg = JSON.parse(text);
+    Object.freeze(msg.params);
+    expect(() => rememberParamsText(msg, padded(text))).not.toThrow();
+    expect(paramsTextOf(msg.params)).toBeUndefined();
+  });
+
   it('ignores what is not an object', () => {
     rememberParamsText(undefined, '{}');
     expect(paramsTextOf(undefined)).toBeUndefined();
