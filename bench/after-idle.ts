@@ -121,11 +121,18 @@ interface Figures {
   rssMb: number[];
 }
 
-async function warm(token: string): Promise<Map<string, Figures>> {
+/** A scenario's fresh servers, each warmed up, and an empty set of figures for each. */
+async function startWarmed(token: string): Promise<{ servers: Server[]; out: Map<string, Figures> }> {
   const servers = await startAll(token);
   const out = new Map(servers.map((s) => [s.name, { cpu: [], p50: [], rssMb: [] } as Figures]));
-  for (const s of servers)
+  for (const s of servers) {
     await concurrent([s.many], small, { workers: CONNS, max: 10_000_000, timeMs: 1_500 });
+  }
+  return { servers, out };
+}
+
+async function warm(token: string): Promise<Map<string, Figures>> {
+  const { servers, out } = await startWarmed(token);
   for (let round = 0; round < ROUNDS; round++) {
     for (const s of turnOrder(servers, round)) {
       const f = out.get(s.name)!;
@@ -140,10 +147,7 @@ async function warm(token: string): Promise<Map<string, Figures>> {
 }
 
 async function afterIdle(token: string): Promise<Map<string, Figures>> {
-  const servers = await startAll(token);
-  const out = new Map(servers.map((s) => [s.name, { cpu: [], p50: [], rssMb: [] } as Figures]));
-  for (const s of servers)
-    await concurrent([s.many], small, { workers: CONNS, max: 10_000_000, timeMs: 1_500 });
+  const { servers, out } = await startWarmed(token);
   for (let round = 0; round < ROUNDS; round++) {
     for (const s of turnOrder(servers, round)) {
       await concurrent([s.many], large, { workers: CONNS, max: 10_000_000, timeMs: 2_000 });
