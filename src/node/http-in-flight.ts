@@ -13,13 +13,16 @@ export interface HttpInFlight {
 export function trackHttpInFlight(server: Server): HttpInFlight {
   let count = 0;
   let waiters: Array<() => void> = [];
+  // One listener for every response: a closure and a once-wrapper made per request cost more
+  // than the count they keep. 'close' comes once per response: after it is sent, or when its
+  // connection is cut.
+  const closed = () => {
+    count--;
+    if (count === 0) for (const w of waiters.splice(0)) w();
+  };
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     count++;
-    // 'close' comes once per response: after it is sent, or when its connection is cut.
-    res.once('close', () => {
-      count--;
-      if (count === 0) for (const w of waiters.splice(0)) w();
-    });
+    res.on('close', closed);
   });
   return {
     get count() {
