@@ -320,12 +320,12 @@ async function runSeqSlice(cell: Cell, t: MessageTemplate, round: number): Promi
 /**
  * A round's throughput windows on one path: 64 calls on one connection, then on 64 connections.
  * Each window follows `refillMs` of the same load, not counted: it fills the pipe, and it brings
- * the server back to its steady state. While the other paths ran, a server may have sat idle longer
- * than V8's memory reducer waits (8 s); it then shrank its young generation, and the first few
- * hundred ms of load pay for growing it back (a gateway's small HTTP calls: 32-43 µs per call in an
- * 800 ms window after 12 s idle and 60 ms of load, 27-31 µs after 2 s of load, 25-30 µs without
- * the idle; see docs/performance.md). A 60 ms refill left that cost in whichever window came first
- * after the floors.
+ * the server closer to its steady state. A server that sat idle longer than V8's memory reducer
+ * waits (8 s) had its heap shrunk, and pays for that for seconds after the load comes back (a
+ * gateway's small HTTP calls: 32-43 µs per call in an 800 ms window after 12 s idle and 60 ms of
+ * load, 25-30 µs without the idle). A 60 ms refill left most of that in the window; 1 s leaves
+ * less, and the window order (lib/schedule.ts) keeps a path and its floor equally exposed to it.
+ * bench/after-idle.ts measures the cost itself; see docs/performance.md.
  */
 async function runWindows(cell: Cell, t: MessageTemplate, round: number): Promise<void> {
   const { spec } = cell;

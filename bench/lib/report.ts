@@ -309,7 +309,6 @@ export function renderConsole(r: BenchReport): string {
 const NOTES_START = '<!-- notes:start -->';
 const NOTES_END = '<!-- notes:end -->';
 
-/** docs/performance.md, rewritten by each full run; the notes section between the markers is kept. */
 /** The load run before each throughput window of this run (PARAMS.refillMs in run.ts). */
 function refillText(r: BenchReport): string {
   const ms = (r.params as { refillMs?: number } | undefined)?.refillMs;
@@ -317,6 +316,7 @@ function refillText(r: BenchReport): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+/** docs/performance.md, rewritten by each full run; the notes section between the markers is kept. */
 export function renderDoc(r: BenchReport, previous: string): string {
   const a = previous.indexOf(NOTES_START);
   const b = previous.indexOf(NOTES_END);

@@ -57,6 +57,7 @@ function keepText(params: object, text: Received | string): void {
   if (!Object.isExtensible(params)) return;
   Object.defineProperty(params, TEXT, { value: text, writable: true, configurable: true, enumerable: false });
 }
+
 const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**

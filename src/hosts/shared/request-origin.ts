@@ -21,13 +21,13 @@ export type OriginFields = Omit<CallOrigin, 'traceparent' | 'signal'>;
  * origin (OpenClaw's `observer`) sets it on this per-call object.
  */
 class RequestOrigin implements CallOrigin {
-  readonly dialect: string;
+  // Declared, not initialised: Object.assign below sets them from the route's fields.
+  declare readonly dialect: string;
+  declare observer?: CallObserver;
   readonly traceparent: string | undefined;
-  observer?: CallObserver;
   readonly #request: HonoRequest;
 
   constructor(request: HonoRequest, fields: OriginFields) {
-    this.dialect = fields.dialect;
     Object.assign(this, fields);
     this.traceparent = request.header('traceparent');
     this.#request = request;
