@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { AloneRouter, alone } from './alone-router.js';
 import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { LimitSpec } from '../config/runtime.js';
@@ -133,36 +134,43 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const { live, gateway, log, metrics } = deps;
   // Server settings apply at start only (a reload reports changed ones as needing a restart).
   const server = live.current.config.server;
-  const app = new Hono<Env>();
+  const app = new Hono<Env>({ router: new AloneRouter() });
   const openapi = buildOpenApiDocument();
 
-  app.use('*', async function requestContext(c, next) {
+  /**
+   * Every request's context: its id (the client's if well formed, else a new one), the x-request-id
+   * header on its answer, and at info level a log line. The `*` middleware gives it to every route
+   * but the lone call route (see `alone`), which `contextual` gives it to.
+   */
+  function opened(c: Context<Env>): number {
     const given = c.req.header('x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : randomUuid();
-    c.set('requestId', requestId);
-    const logged = log.enabled('info');
-    const started = logged ? performance.now() : 0;
-    await next();
-    // The hook-call route puts the id into its own response (see jsonAnswer); for the others it is
-    // added here. Adding it to the call route's response afterwards would make the Node adapter
-    // build a full web Response for every call.
-    if (!c.get('idSent')) c.header('x-request-id', requestId);
+    c.set('requestId', given && REQUEST_ID.test(given) ? given : randomUuid());
+    return log.enabled('info') ? performance.now() : -1;
+  }
+  function logged(c: Context<Env>, res: Response, started: number): void {
+    if (started < 0) return;
     // The path only: a query string could carry a token someone put there.
-    if (logged) {
-      log.info(
-        {
-          request_id: requestId,
-          method: c.req.method,
-          path: c.req.path,
-          status: c.res.status,
-          ms: +(performance.now() - started).toFixed(2),
-        },
-        'request',
-      );
-    }
+    log.info(
+      {
+        request_id: c.get('requestId'),
+        method: c.req.method,
+        path: c.req.path,
+        status: res.status,
+        ms: +(performance.now() - started).toFixed(2),
+      },
+      'request',
+    );
+  }
+  app.use('*', async function requestContext(c, next) {
+    const started = opened(c);
+    await next();
+    // The call routes put the id into their own answer (see jsonAnswer); for the others it is added
+    // here. Adding it to a call's answer afterwards would make the Node adapter build a full web
+    // Response for every call.
+    if (!c.get('idSent')) c.header('x-request-id', c.get('requestId'));
+    logged(c, c.res, started);
   });
-
-  app.onError((err, c) => {
+  function answerError(err: unknown, c: Context<Env>): Response {
     if (err instanceof HTTPException) {
       const res = err.getResponse();
       res.headers.set('x-request-id', c.get('requestId'));
@@ -173,7 +181,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
       'unhandled error',
     );
     return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
-  });
+  }
+  app.onError(answerError);
   const allowOf = allowedMethods();
   app.notFound((c) => {
     const allow = allowOf(c.req.path);
@@ -317,50 +326,78 @@ export function createApp(deps: AppDeps): Hono<Env> {
     });
   });
 
-  // The native call route checks access itself (hookAuthoriser, what `access` runs): one
-  // middleware layer fewer on the path every PicoClaw HTTP call takes.
+  /**
+   * A route every hook call takes (the native one, each host's): it runs alone (see `alone`), so
+   * hono calls it without composing the `*` middleware and `access`, and it does their work itself:
+   * the request context, then the caller's access (hookAuthoriser, what `access` runs), then the
+   * answer; a refusal or error is answered as onError answers it.
+   */
   const authorise = hookAuthoriser(live, metrics);
-  app.post(base, async (c) => {
-    const pending = authorise(c);
-    if (pending !== undefined) await pending;
-    const text = await readBodyLimited(c, server.maxBodyBytes);
-    const parsed = parseCallMessage(text, c.get('hook'));
-    // Not a message this route takes: 400, with the JSON-RPC error as the body (as /mcp answers).
-    if (!parsed.ok) return c.json(parsed.response, 400);
-    const refused = notACallOrNotification(parsed.message);
-    if (refused) return c.json(refused, 400);
-    // A stdio hook gets these params as the client wrote them if nothing changes them on the way.
-    rememberParamsText(parsed.message, text);
-    const response = await gateway.respond(
-      c.get('principal'),
-      c.get('hook'),
-      parsed.message,
-      c.get('requestId'),
-      'return',
-      new RequestCall(c.req.raw, c.req.header('traceparent')),
-    );
-    if (response === null) return c.body(null, 202);
-    if (typeof response !== 'string') throw rateLimited(response);
-    return jsonAnswer(c, response);
-  });
+  const callRoute = (answer: (c: Context<Env>) => Promise<Response>) =>
+    alone(async (c: Context<Env>): Promise<Response> => {
+      const started = opened(c);
+      let res: Response;
+      try {
+        const pending = authorise(c);
+        if (pending !== undefined) await pending;
+        res = await answer(c);
+      } catch (err) {
+        res = answerError(err, c);
+      }
+      // Not a call's answer (a refusal, a notification's 202): made just now, so its headers are its own.
+      if (!c.get('idSent')) res.headers.set('x-request-id', c.get('requestId'));
+      logged(c, res, started);
+      return res;
+    });
+
+  app.post(
+    base,
+    callRoute(async (c) => {
+      const text = await readBodyLimited(c, server.maxBodyBytes);
+      const parsed = parseCallMessage(text, c.get('hook'));
+      // Not a message this route takes: 400, with the JSON-RPC error as the body (as /mcp answers).
+      if (!parsed.ok) return c.json(parsed.response, 400);
+      const refused = notACallOrNotification(parsed.message);
+      if (refused) return c.json(refused, 400);
+      // A stdio hook gets these params as the client wrote them if nothing changes them on the way.
+      rememberParamsText(parsed.message, text);
+      const response = await gateway.respond(
+        c.get('principal'),
+        c.get('hook'),
+        parsed.message,
+        c.get('requestId'),
+        'return',
+        new RequestCall(c.req.raw, c.req.header('traceparent')),
+      );
+      if (response === null) return c.body(null, 202);
+      if (typeof response !== 'string') throw rateLimited(response);
+      return jsonAnswer(c, response);
+    }),
+  );
 
   // jsonAnswer itself, not a closure over c: nothing is built per call beyond the answer.
-  app.post(`${base}/claude-code`, access, (c) =>
-    answerClaudeCode(c, gateway, server.maxBodyBytes, jsonAnswer),
+  app.post(
+    `${base}/claude-code`,
+    callRoute((c) => answerClaudeCode(c, gateway, server.maxBodyBytes, jsonAnswer)),
   );
 
-  app.post(`${base}/hermes`, access, (c) =>
-    answerHermes(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
+  app.post(
+    `${base}/hermes`,
+    callRoute((c) => answerHermes(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text))),
   );
 
-  app.post(`${base}/openclaw`, access, (c) =>
-    answerOpenClaw(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text)),
+  app.post(
+    `${base}/openclaw`,
+    callRoute((c) => answerOpenClaw(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text))),
   );
 
   // The hosts that run `hookgate hook` as their command hook (Codex, Copilot, Gemini CLI).
   for (const host of COMMAND_HOSTS) {
-    app.post(`${base}/${host.dialect}`, access, (c) =>
-      answerCommandHost(c, gateway, server.maxBodyBytes, host, (text) => jsonAnswer(c, text)),
+    app.post(
+      `${base}/${host.dialect}`,
+      callRoute((c) =>
+        answerCommandHost(c, gateway, server.maxBodyBytes, host, (text) => jsonAnswer(c, text)),
+      ),
     );
   }
 

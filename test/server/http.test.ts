@@ -393,4 +393,62 @@ describe('describe, health, metrics, openapi', () => {
       .poll(() => gw.logs.lines.find((l) => l.msg === 'request' && l.request_id === 'req-45'))
       .toMatchObject({ path: '/healthz', status: 200 });
   });
+
+  // The call routes run without the app's middleware (server/alone-router.ts) and give themselves
+  // the same request context: every answer they make, and every log line, as for any other route.
+  it('gives the call routes the same request context: the id on every answer they make, a log line each', async () => {
+    const token = await gw.token();
+    const send = (id: string, body: string, authorised = true, route = '') =>
+      fetch(`${gw.url}/v1/tenants/acme/hooks/tools${route}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-request-id': id,
+          ...(authorised ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body,
+      });
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.before_tool', params: { tool: 'x' } });
+    const claudeCode = JSON.stringify({
+      session_id: 's1',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+    });
+    const answers = {
+      'req-50': await send('req-50', call),
+      'req-51': await send('req-51', '{"jsonrpc":"2.0","id":1,'),
+      'req-52': await send('req-52', JSON.stringify({ jsonrpc: '2.0', method: 'hook.event', params: {} })),
+      'req-53': await send('req-53', call, false),
+      // A host's route is a call route too.
+      'req-54': await send('req-54', claudeCode, true, '/claude-code'),
+      'req-55': await send('req-55', claudeCode, false, '/claude-code'),
+      'req-56': await send('req-56', '{', true, '/claude-code'),
+    };
+    const statuses = {
+      'req-50': 200,
+      'req-51': 400,
+      'req-52': 202,
+      'req-53': 401,
+      'req-54': 200,
+      'req-55': 401,
+      'req-56': 400,
+    } as const;
+    const paths = { 'req-54': '/claude-code', 'req-55': '/claude-code', 'req-56': '/claude-code' };
+    for (const [id, res] of Object.entries(answers)) {
+      expect({ id, status: res.status, header: res.headers.get('x-request-id') }).toEqual({
+        id,
+        status: statuses[id as keyof typeof statuses],
+        header: id,
+      });
+      await res.text();
+      await expect
+        .poll(() => gw.logs.lines.find((l) => l.msg === 'request' && l.request_id === id))
+        .toMatchObject({
+          method: 'POST',
+          path: `/v1/tenants/acme/hooks/tools${paths[id as keyof typeof paths] ?? ''}`,
+          status: res.status,
+        });
+    }
+  });
 });
