@@ -35,11 +35,20 @@ export class ModuleBackend implements HookBackend {
   }
 
   call(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): Promise<unknown> {
-    if (this.closed) return Promise.reject(new BackendError('BACKEND_CLOSED', 'backend is closed'));
+    try {
+      const out = this.callNow(method, params, timeoutMs, ctx);
+      return out instanceof Promise ? out : Promise.resolve(out);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  callNow(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): unknown {
+    if (this.closed) throw new BackendError('BACKEND_CLOSED', 'backend is closed');
     const name = hookObjectMethod(method);
     const fn = name ? this.hook[name] : undefined;
     // A method the module does not implement answers the zero value, as a silent stdio hook would.
-    if (typeof fn !== 'function') return Promise.resolve(undefined);
+    if (typeof fn !== 'function') return undefined;
     const call = new ModuleCall(this.ctx, method, this.inflight, ctx?.traceparent);
     return call.run(this.hook, fn, jsonClone(params), timeoutMs);
   }
@@ -125,14 +134,15 @@ class ModuleCall {
     this.#controller?.abort();
   }
 
-  run(target: HookObject, fn: HookFn, params: unknown, timeoutMs: number): Promise<unknown> {
+  /** The hook's answer: at once when it answers at once (a throw is its BackendError), else a promise. */
+  run(target: HookObject, fn: HookFn, params: unknown, timeoutMs: number): unknown {
     let out: unknown;
     try {
       out = fn.call(target, params, this.context());
     } catch (err) {
-      return Promise.reject(asBackendError(err));
+      throw asBackendError(err);
     }
-    if (!isThenable(out)) return Promise.resolve(out);
+    if (!isThenable(out)) return out;
     this.#inflight.add(this);
     return new Promise((resolve, reject) => {
       this.#timer = setTimeout(() => {

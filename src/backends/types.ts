@@ -15,6 +15,13 @@ export interface HookBackend {
   readonly kind: 'stdio' | 'module' | 'http' | 'rules';
   start(): Promise<void>;
   call(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): Promise<unknown>;
+  /**
+   * `call` for a hook in this process: a hook that answers at once is answered at once, not through
+   * a promise, and one that fails at once throws its BackendError. A promise comes back only for a
+   * hook that answers later. The gateway's call path takes this where a backend has it, so a call
+   * to a synchronous module hook runs to its answer without suspending (see Gateway.call).
+   */
+  callNow?(method: string, params: unknown, timeoutMs: number, ctx?: CallContext): unknown;
   notify(method: string, params: unknown): void;
   /** True when calls can be served now (process up, module loaded). */
   ready(): boolean;

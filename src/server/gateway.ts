@@ -122,6 +122,9 @@ export interface GatewayDeps {
   tracer?: CallTracer;
 }
 
+/** A call's answer as the gateway gives it back: the policy-checked PicoClaw result object. */
+type Answer = Record<string, unknown>;
+
 /** Extra time the gateway gives a backend beyond its own deadline before answering for it. */
 const GUARD_MS = 50;
 
@@ -186,10 +189,10 @@ export class Gateway {
    * answer that cannot be serialised (nested too deep) becomes the method's failure answer, so no
    * transport ever has to deal with it and an approval still leaves as an explicit denial.
    *
-   * One async step per call (the backend's answer): hello, events and refusals are answered
-   * without waiting, and serialising happens here, once.
+   * Waits only where something on the way does (see `call`): hello, events, refusals and a hook
+   * that answers at once are answered with a settled promise, and serialising happens here, once.
    */
-  async respond(
+  respond(
     principal: Principal,
     hook: HookRuntime,
     msg: JsonRpcMessage,
@@ -201,7 +204,7 @@ export class Gateway {
    * With `refusals: 'return'`, a call refused by a limit comes back as the Refusal instead of its
    * JSON-RPC error, so HTTP can answer 429 with Retry-After.
    */
-  async respond(
+  respond(
     principal: Principal,
     hook: HookRuntime,
     msg: JsonRpcMessage,
@@ -209,7 +212,7 @@ export class Gateway {
     refusals: 'return',
     call?: CallContextIn,
   ): Promise<string | null | Refusal>;
-  async respond(
+  respond(
     principal: Principal,
     hook: HookRuntime,
     msg: JsonRpcMessage,
@@ -217,10 +220,35 @@ export class Gateway {
     refusals?: 'return',
     call: CallContextIn = {},
   ): Promise<string | null | Refusal> {
-    const immediate = this.route(principal, hook, msg);
-    if (immediate !== undefined) return immediate === null ? null : this.serialise(hook, '', immediate);
-    const { id, method, params } = msg as { id: JsonRpcId; method: string; params: Record<string, unknown> };
-    const result = await this.admitted(principal, hook, method, params, new NativeOrigin(requestId, call));
+    // Not async, for the same reason as invoke; a throw is still a rejection.
+    try {
+      const immediate = this.route(principal, hook, msg);
+      if (immediate !== undefined) {
+        return Promise.resolve(immediate === null ? null : this.serialise(hook, '', immediate));
+      }
+      const { id, method, params } = msg as {
+        id: JsonRpcId;
+        method: string;
+        params: Record<string, unknown>;
+      };
+      const result = this.admitted(principal, hook, method, params, new NativeOrigin(requestId, call));
+      if (result instanceof Promise) {
+        return result.then((settled) => this.answerText(hook, method, id, settled, refusals));
+      }
+      return Promise.resolve(this.answerText(hook, method, id, result, refusals));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** A call's answer as the JSON-RPC text to send, or its Refusal when the caller takes refusals. */
+  private answerText(
+    hook: HookRuntime,
+    method: string,
+    id: JsonRpcId,
+    result: Answer | Refusal,
+    refusals: 'return' | undefined,
+  ): string | Refusal {
     if (!(result instanceof Refusal)) return this.serialise(hook, method, success(id, result));
     if (refusals === 'return') return result;
     return JSON.stringify(
@@ -244,7 +272,7 @@ export class Gateway {
     origin: CallOrigin,
   ): Promise<Record<string, unknown> | Refusal> {
     // Not async: an async function returning admitted's promise would add a layer and resolve a
-    // thenable (three more microtask turns per call) for nothing.
+    // thenable (three more microtask turns per call) for nothing. A throw is still a rejection.
     if (this.closing) {
       const decision = this.startDecision(hook, method, params, origin, principal);
       const answer = failureAnswer(hook, method, 'gateway is shutting down', origin.hostApproves);
@@ -258,7 +286,12 @@ export class Gateway {
       this.decided(hook, decision, origin);
       return Promise.resolve(answer);
     }
-    return this.admitted(principal, hook, method, params, origin);
+    try {
+      const result = this.admitted(principal, hook, method, params, origin);
+      return result instanceof Promise ? result : Promise.resolve(result);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** True once shutdown began: new calls are refused (see respond's ShuttingDown). */
@@ -321,28 +354,44 @@ export class Gateway {
     this.deliverEvent(hook, method, params);
   }
 
-  private async admitted(
+  /**
+   * A call past the mode gate and its limits, decided and reported: at once when `call` answers at
+   * once (see there), else a promise.
+   */
+  private admitted(
     principal: Principal,
     hook: HookRuntime,
     method: string,
     params: Record<string, unknown>,
     origin: CallOrigin,
-  ): Promise<Record<string, unknown> | Refusal> {
+  ): Answer | Promise<Answer | Refusal> {
     const decision = this.startDecision(hook, method, params, origin, principal);
-    const limits = hook.limits === undefined ? undefined : this.deps.limits;
-    if (limits === undefined) {
-      const result = await this.call(
-        this.policyFor(principal, hook),
-        method,
-        params,
-        origin,
-        decision,
-        principal,
-      );
-      this.decided(hook, decision, origin);
-      this.timeCall(hook, method, decision.totalMs);
-      return result;
+    if (hook.limits !== undefined && this.deps.limits !== undefined) {
+      return this.limited(this.deps.limits, principal, hook, method, params, origin, decision);
     }
+    const result = this.call(this.policyFor(principal, hook), method, params, origin, decision, principal);
+    if (result instanceof Promise)
+      return result.then((answer) => this.reported(hook, decision, origin, answer));
+    return this.reported(hook, decision, origin, result);
+  }
+
+  /** A call's answer once decided: the decision reported, the call timed. */
+  private reported(hook: HookRuntime, decision: Decision, origin: CallOrigin, answer: Answer): Answer {
+    this.decided(hook, decision, origin);
+    this.timeCall(hook, decision.method, decision.totalMs);
+    return answer;
+  }
+
+  /** `admitted` for a hook with limits: admitted by the limiter first, its slot given back after. */
+  private async limited(
+    limits: LimitGate,
+    principal: Principal,
+    hook: HookRuntime,
+    method: string,
+    params: Record<string, unknown>,
+    origin: CallOrigin,
+    decision: Decision,
+  ): Promise<Answer | Refusal> {
     // The in-process limiter answers synchronously: no extra async step unless the store is remote.
     let admission = limits.acquire(hook, maxCallMs(hook, method));
     if (admission instanceof Promise) admission = await admission;
@@ -355,7 +404,7 @@ export class Gateway {
       return admission;
     }
     try {
-      const result = await this.call(
+      const answer = await this.call(
         this.policyFor(principal, hook),
         method,
         params,
@@ -363,9 +412,7 @@ export class Gateway {
         decision,
         principal,
       );
-      this.decided(hook, decision, origin);
-      this.timeCall(hook, method, decision.totalMs);
-      return result;
+      return this.reported(hook, decision, origin, answer);
     } finally {
       limits.release(hook, admission);
     }
@@ -503,14 +550,19 @@ export class Gateway {
     }
   }
 
-  private async call(
+  /**
+   * The call's answer: at once when everything on the way answers at once (the mode gate, a rule,
+   * a module hook that answers synchronously), else a promise. Each async step costs a suspended
+   * frame and a promise per call in flight, so the call path takes one only where something waits.
+   */
+  private call(
     policy: EffectivePolicy,
     method: string,
     original: Record<string, unknown>,
     origin: CallOrigin,
     decision: Decision,
     principal: Principal,
-  ): Promise<Record<string, unknown>> {
+  ): Answer | Promise<Answer> {
     const hook = policy.hook;
     const mode = modeOf(method);
     if (!mode || !hook.modes.has(mode)) {
@@ -561,33 +613,67 @@ export class Gateway {
       ? original
       : (minimiseParams(method, original) as Record<string, unknown>);
     const timeoutMs = method === Method.ApproveTool ? hook.approvalTimeoutMs : hook.timeoutMs;
-    let raw: unknown;
     const asked = performance.now();
     decision.hookStartedAt = asked;
+    // The hook's answer, if it answered at once (callNow); else `later`, the promise of it.
+    let now: unknown;
+    let later: Promise<unknown> | undefined;
     try {
       if (!backend) throw new BackendError('BACKEND_UNAVAILABLE', 'no backend');
       const traceparent = this.deps.tracer?.hookStarted(decision);
+      const ctx = traceparent === undefined ? undefined : { traceparent };
       // Counted, so a backend a reload retires is closed only after its calls are answered.
       live.callStarted(backend);
       try {
-        const pending = backend.call(
-          method,
-          shown,
-          timeoutMs,
-          traceparent === undefined ? undefined : { traceparent },
-        );
-        // A module backend keeps its own deadline in this process (and aborts the hook's signal at
-        // it), and a stdio backend's peer fails every call at its deadline by a timer of its own;
-        // an HTTP backend gets a guard in case its I/O never settles. (A second timer and a
-        // Promise.race per call showed in profiles of sequential stdio calls.)
-        raw = await (backend.kind === 'http' ? withDeadline(pending, timeoutMs + GUARD_MS) : pending);
-      } finally {
+        if (backend.callNow) {
+          now = backend.callNow(method, shown, timeoutMs, ctx);
+          if (now instanceof Promise) later = now;
+        } else {
+          later = backend.call(method, shown, timeoutMs, ctx);
+        }
+      } catch (err) {
         live.callEnded(backend);
+        throw err;
       }
     } catch (err) {
       decision.hookMs = performance.now() - asked;
       return this.failed(policy, method, err, origin, decision);
     }
+    if (later === undefined) {
+      live.callEnded(backend);
+      return this.hookAnswered(policy, method, original, shown, origin, decision, facts, asked, now);
+    }
+    // A module backend keeps its own deadline in this process (and aborts the hook's signal at it),
+    // and a stdio backend's peer fails every call at its deadline by a timer of its own; an HTTP
+    // backend gets a guard in case its I/O never settles. (A second timer and a Promise.race per
+    // call showed in profiles of sequential stdio calls.)
+    const answered = backend.kind === 'http' ? withDeadline(later, timeoutMs + GUARD_MS) : later;
+    return answered.then(
+      (raw: unknown) => {
+        live.callEnded(backend);
+        return this.hookAnswered(policy, method, original, shown, origin, decision, facts, asked, raw);
+      },
+      (err: unknown) => {
+        live.callEnded(backend);
+        decision.hookMs = performance.now() - asked;
+        return this.failed(policy, method, err, origin, decision);
+      },
+    );
+  }
+
+  /** The rest of a call once its hook answered `raw`: a person asked for, or the policy applied. */
+  private hookAnswered(
+    policy: EffectivePolicy,
+    method: string,
+    original: Record<string, unknown>,
+    shown: Record<string, unknown>,
+    origin: CallOrigin,
+    decision: Decision,
+    facts: CallFacts,
+    asked: number,
+    raw: unknown,
+  ): Answer | Promise<Answer> {
+    const hook = policy.hook;
     decision.hookMs = performance.now() - asked;
     decision.hookAnswer = raw;
     // The hook asks for a person rather than deciding: it never widens anything, a person decides.

@@ -30,6 +30,32 @@ describe('ModuleBackend calls', () => {
     expect(seen).toEqual({ method: 'hook.before_tool', tenant: 'acme', hook: 'h' });
   });
 
+  it('callNow answers a hook that answers at once at once, and only a later answer as a promise', async () => {
+    const b = backend({
+      name: 'h',
+      beforeTool: (params: { tool: string }) => ({ action: 'continue', tool: params.tool }),
+      afterTool: async () => ({ action: 'continue' }),
+      beforeLlm: () => {
+        throw new Error('sync boom');
+      },
+    });
+    expect(b.callNow('hook.before_tool', { tool: 'x' }, 100)).toEqual({ action: 'continue', tool: 'x' });
+    expect(b.callNow('hook.approve_tool', {}, 100)).toBeUndefined();
+    const later = b.callNow('hook.after_tool', {}, 100);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toEqual({ action: 'continue' });
+    // A failure at once is thrown as the BackendError the promise would have rejected with.
+    expect(() => b.callNow('hook.before_llm', {}, 100)).toThrow(
+      expect.objectContaining({ code: 'BACKEND_ERROR_REPLY', message: 'sync boom' }),
+    );
+    await b.close();
+    expect(() => b.callNow('hook.before_tool', { tool: 'x' }, 100)).toThrow(
+      expect.objectContaining({ code: 'BACKEND_CLOSED' }),
+    );
+    // `call` stays a promise that never throws, whatever callNow does.
+    expect(await codeOf(b.call('hook.before_tool', { tool: 'x' }, 100))).toBe('BACKEND_CLOSED');
+  });
+
   it('answers undefined for a method the module does not implement', async () => {
     expect(await backend({ name: 'h' }).call('hook.after_tool', {}, 100)).toBeUndefined();
   });
