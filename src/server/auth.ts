@@ -62,11 +62,7 @@ export function bearerToken(auth: string): string | undefined {
   return auth.slice(start, end);
 }
 
-/**
- * Authenticates and authorises a call on /v1/tenants/{tenant}/hooks/{hook}: 401 for a missing or
- * bad token, 403 for a good token that names another tenant or not this hook, 404 for a hook the
- * tenant does not have.
- */
+/** One refused caller, by tenant (`?` for one that does not exist) and reason. */
 function countFailure(
   metrics: Metrics,
   verifiers: ReadonlyMap<string, TenantVerifier>,
@@ -76,6 +72,11 @@ function countFailure(
   metrics.inc('hookgate_auth_failures_total', { tenant: verifiers.has(tenant) ? tenant : '?', reason });
 }
 
+/**
+ * Authenticates and authorises a call on /v1/tenants/{tenant}/hooks/{hook}: 401 for a missing or
+ * bad token, 403 for a good token that names another tenant or not this hook, 404 for a hook the
+ * tenant does not have.
+ */
 export function requireHookAccess(
   live: LiveConfig,
   metrics: Metrics,
@@ -92,8 +93,9 @@ export function requireHookAccess(
  * What requireHookAccess checks, as a function a route can call itself: it sets `principal`,
  * `hook` and `snapshot` on the context, or throws the refusal. It returns nothing when the token was
  * found in the verifier's cache (the common case: no promise, no await), else a promise that
- * settles once the token is verified. The native call route calls it directly, which spares every
- * call a middleware layer (its async frame, its `next` and the dispatch between them).
+ * settles once the token is verified. The call routes (the native one, each host's) call it
+ * directly and run alone (see server/alone-router.ts), which spares every call hono's composition
+ * of middleware (their async frames, their `next` and the dispatch between them).
  */
 export function hookAuthoriser(
   live: LiveConfig,

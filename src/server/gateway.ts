@@ -435,7 +435,8 @@ export class Gateway {
       method,
       tool: typeof params.tool === 'string' ? params.tool : undefined,
       requestId: origin.requestId,
-      traceparent: origin.traceparent,
+      // Only the tracer reads it, and where it comes from a header, reading it is a lookup.
+      traceparent: this.deps.tracer === undefined ? undefined : origin.traceparent,
       tokenTools: principal.tools,
       configRevision: this.deps.live.current.config.revision,
       kind: 'passed',
@@ -966,17 +967,18 @@ export class Gateway {
  */
 class NativeOrigin implements CallOrigin {
   readonly dialect = PICOCLAW;
-  readonly traceparent: string | undefined;
 
   constructor(
     readonly requestId: string | undefined,
     private readonly call: CallContextIn,
-  ) {
-    this.traceparent = call.traceparent;
-  }
+  ) {}
 
   get signal(): AbortSignal | undefined {
     return this.call.signal;
+  }
+
+  get traceparent(): string | undefined {
+    return this.call.traceparent;
   }
 }
 

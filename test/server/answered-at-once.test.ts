@@ -88,4 +88,19 @@ describe('a call answered at once', () => {
     expect(JSON.parse(answer ?? '').result).toMatchObject({ action: 'continue' });
     expect(gw.logs.audits().at(-1)).toMatchObject({ rule: 'respond_tool_not_granted', hook: 'weather' });
   });
+
+  it('reads the caller’s traceparent only when the gateway traces calls (this one does not)', async () => {
+    const runtime = gw.gateway.hook('acme', 'weather');
+    if (!runtime) throw new Error('no hook weather');
+    let reads = 0;
+    const call = {
+      get traceparent() {
+        reads++;
+        return '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      },
+    };
+    const answer = await gw.gateway.respond(principal, runtime, weatherCall(), 'req-3', undefined, call);
+    expect(JSON.parse(answer ?? '').result.action).toBe('respond');
+    expect(reads).toBe(0);
+  });
 });

@@ -7,8 +7,9 @@ export type OriginFields = Omit<CallOrigin, 'traceparent' | 'signal'>;
 /**
  * The origin of a call a host route asks the gateway about: the route's fields, the caller's
  * `traceparent`, and the request's abort signal, so a host that goes away ends a call held for a
- * person at once. The signal is read only then: on Node the request makes its AbortSignal on first
- * read (about 2 µs), more than a small call's bookkeeping.
+ * person at once. Both are read from the request only when read: the signal only then (on Node the
+ * request makes its AbortSignal on first read, about 2 µs, more than a small call's bookkeeping),
+ * the traceparent when the gateway traces calls.
  *
  * A class, with the request in a private field and `signal` a getter on the prototype. It was an
  * object literal with `get signal()`: each call then made a getter closure over the request, and an
@@ -24,17 +25,20 @@ class RequestOrigin implements CallOrigin {
   // Declared, not initialised: Object.assign below sets them from the route's fields.
   declare readonly dialect: string;
   declare observer?: CallObserver;
-  readonly traceparent: string | undefined;
   readonly #request: HonoRequest;
 
   constructor(request: HonoRequest, fields: OriginFields) {
     Object.assign(this, fields);
-    this.traceparent = request.header('traceparent');
     this.#request = request;
   }
 
   get signal(): AbortSignal {
     return this.#request.raw.signal;
+  }
+
+  /** Read when the gateway traces calls: a header lookup otherwise spent on every call. */
+  get traceparent(): string | undefined {
+    return this.#request.header('traceparent');
   }
 }
 
