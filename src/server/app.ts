@@ -142,7 +142,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   /**
    * Every request's context: its id (the client's if well formed, else a new one), the x-request-id
    * header on its answer, and at info level a log line. The `*` middleware gives it to every route
-   * but the lone call route (see `alone`), which `contextual` gives it to.
+   * but the call routes, which run alone (see `callRoute`) and give it to themselves.
    */
   function opened(c: Context<Env>): number {
     const given = c.req.header('x-request-id');
