@@ -102,6 +102,15 @@ describe('readGoObject', () => {
       why: 'call.hook_result.is_error is not a boolean',
     });
     expect(read({ messages: ['hi'] })).toEqual({ ok: false, why: 'messages[0] is not an object' });
+    // An element's own field, and one given twice, named by the element's place.
+    expect(read({ messages: [null, { role: 'user' }, { role: 7 }] })).toEqual({
+      ok: false,
+      why: 'messages[2].role is not a string',
+    });
+    expect(read({ call: { hook_result: { is_error: false }, Hook_Result: {} } })).toEqual({
+      ok: false,
+      why: 'call.hook_result is given more than once (Go would merge the values)',
+    });
     expect(read({ messages: {} })).toEqual({ ok: false, why: 'messages is not a list' });
     expect(read({ call: [] })).toEqual({ ok: false, why: 'call is not an object' });
   });
