@@ -33,11 +33,6 @@ export class AloneRouter<T extends RouteData> implements Router<T> {
     return `AloneRouter + ${this.#inner.name}`;
   }
   readonly #inner = new SmartRouter<T>({ routers: [new RegExpRouter(), new TrieRouter()] });
-  /**
-   * Each list of matched handlers, as it is answered: the RegExpRouter hands out the same list for
-   * every request on a route, so the filtering happens once per route.
-   */
-  readonly #answered = new WeakMap<object, Result<T>[0]>();
 
   add(method: string, path: string, handler: T): void {
     this.#inner.add(method, path, handler);
@@ -47,13 +42,10 @@ export class AloneRouter<T extends RouteData> implements Router<T> {
     const result = this.#inner.match(method, path);
     const matched = result[0];
     if (matched.length < 2) return result;
-    let answered = this.#answered.get(matched);
-    if (answered === undefined) {
-      const lone = matched.find((entry) => isAlone(entry[0][0]));
-      answered = lone === undefined ? matched : ([lone] as Result<T>[0]);
-      this.#answered.set(matched, answered);
-    }
-    if (answered === matched) return result;
-    return (result.length === 1 ? [answered] : [answered, result[1]]) as Result<T>;
+    // Two or three entries on any route of this app: looked through per request rather than kept
+    // per list (the TrieRouter makes a new list for every request, which a cache would keep).
+    const lone = matched.find((entry) => isAlone(entry[0][0]));
+    if (lone === undefined) return result;
+    return (result.length === 1 ? [[lone]] : [[lone], result[1]]) as Result<T>;
   }
 }

@@ -38,7 +38,7 @@ describe('AloneRouter', () => {
     expect(seen).toEqual(['/calls/8', '/nowhere']);
   });
 
-  it('answers the same on every request of a route (the filtered match is kept per route)', async () => {
+  it('answers the same on every request of a route, with each request’s own params', async () => {
     const { app: a, seen } = app();
     for (const id of ['1', '2', '3']) {
       expect(await (await a.request(`/calls/${id}`, { method: 'POST' })).text()).toBe(`lone ${id}`);
