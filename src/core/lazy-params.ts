@@ -56,7 +56,10 @@ export function lazyMessage(text: string): Record<string, unknown> | undefined {
 
 /** Where a lazy object's members are: its params' text, that text's place in the message, the members. */
 interface LazySource {
-  json: string;
+  /** The params' text; undefined while it is held only as UTF-8 (see keepAsUtf8). */
+  json: string | undefined;
+  /** The same text as UTF-8, in place of the string. */
+  utf8?: Uint8Array;
   base: number;
   members: JsonMember[];
 }
@@ -98,6 +101,10 @@ function parseMember(object: Lazy, key: string): unknown {
   const member = source?.members.find((m) => m.key === key);
   // Only a lazy object's own accessor is ever called with it as `this`.
   if (source === undefined || member === undefined) return undefined;
+  if (source.json === undefined) {
+    source.json = decoder.decode(source.utf8);
+    source.utf8 = undefined;
+  }
   const value: unknown = JSON.parse(source.json.slice(member.start - source.base, member.end - source.base));
   settle(object, key, value);
   return value;
@@ -105,6 +112,37 @@ function parseMember(object: Lazy, key: string): unknown {
 
 function settle(object: Lazy, key: string, value: unknown): void {
   Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Tells a lazy object that `utf8` is its params' text `json` in UTF-8 (the peer encodes it into
+ * the line it sends a stdio hook): the object keeps those bytes, outside the JS heap, instead of
+ * the string, and decodes them again only if a member is read after all (a hook's `modify` is
+ * compared with the request; a `continue` reads nothing).
+ *
+ * Why: a call held the client's whole message (params are a slice of it) until the hook answered.
+ * With 64 calls of 64 KiB in flight that is 4 MiB, which every full collection promoted into the
+ * old generation. After V8's memory reducer had run (any pause in traffic), the heap was left
+ * growing slowly, each promotion used up the room the last collection had left, and marking began
+ * again at once: a full collection every 60-80 ms for as long as the load lasted, which took the
+ * gateway's CPU per call from about 190 to 330 µs (docs/performance.md).
+ *
+ * Only a well-formed text is given up: TextEncoder writes a lone surrogate as U+FFFD, so decoding
+ * would not give back what JSON.parse reads from the string.
+ */
+export function keepAsUtf8(params: unknown, json: string, utf8: Uint8Array): void {
+  if (typeof params !== 'object' || params === null || !Object.hasOwn(params, SOURCE)) return;
+  const source = (params as Lazy)[SOURCE];
+  if (source === undefined || source.json !== json || !isWellFormed(json)) return;
+  source.json = undefined;
+  source.utf8 = utf8;
+}
+
+/** String#isWellFormed (ES2024: Node 20 and workerd have it; the TypeScript lib here is ES2023). */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** An object whose members are parsed from `json` (the params' text, at `base` in the message) on first read. */

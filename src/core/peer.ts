@@ -6,6 +6,7 @@ import {
   validateEnvelope,
 } from '../protocol/jsonrpc.js';
 import { findDuplicateKey } from '../lib/json-duplicate-keys.js';
+import { keepAsUtf8 } from './lazy-params.js';
 import { paramsTextOf, requestHead } from './params-text.js';
 import { SENT, type Transport } from './transport.js';
 import { utf8Length } from './utf8-length.js';
@@ -230,7 +231,11 @@ function requestText(id: JsonRpcId, method: string, params: unknown, asLine = fa
   const received = paramsTextOf(params);
   if (received === undefined) return JSON.stringify({ jsonrpc: '2.0', id, method, params });
   const head = requestHead(id, method);
-  return (asLine ? utf8Line(head, received) : undefined) ?? `${head}${received}}`;
+  const line = asLine ? utf8Line(head, received) : undefined;
+  if (line === undefined) return `${head}${received}}`;
+  // The line holds the params in UTF-8 now: the call need not keep the received text alive as well.
+  keepAsUtf8(params, received, line.subarray(utf8Length(head), line.length - 2));
+  return line;
 }
 
 const encoder = new TextEncoder();
