@@ -124,10 +124,11 @@ const decoder = new TextDecoder();
  *
  * Why: a call held the client's whole message (params are a slice of it) until the hook answered.
  * With 64 calls of 64 KiB in flight that is 4 MiB, which every full collection promoted into the
- * old generation. After V8's memory reducer had run (any pause in traffic), the heap was left
- * growing slowly, each promotion used up the room the last collection had left, and marking began
- * again at once: a full collection every 60-80 ms for as long as the load lasted, which took the
- * gateway's CPU per call from about 190 to 330 µs (docs/performance.md).
+ * old generation. After V8's memory reducer has run (any pause in traffic) the heap grows slowly,
+ * and V8 starts marking as soon as the room left is below the young generation's size: each
+ * promotion used up the room the last collection had left, and marking began again at once, a
+ * full collection every 60-80 ms for as long as the load lasted (the gateway's CPU per call went
+ * from about 190 to 330-440 µs). It can still begin without promotion; see docs/performance.md.
  *
  * Only a well-formed text is given up: TextEncoder writes a lone surrogate as U+FFFD, so decoding
  * would not give back what JSON.parse reads from the string.
