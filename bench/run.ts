@@ -20,8 +20,10 @@ import {
   hookPath,
   MODULE_HOOK,
   REPO_ROOT,
+  hookNodeFlags,
   SECRET_ENV,
   STDIO_HOOK,
+  weatherHookArgs,
 } from './lib/config.js';
 import {
   forkTs,
@@ -70,12 +72,24 @@ if (CANDIDATE_NODE_FLAGS.length > 0 && !CANDIDATE) {
   throw new Error('--candidate-node-flags needs --candidate DIR (. for this tree)');
 }
 /**
+ * `--hook-node-flags "…"`: Node flags for every weather hook process, on both sides of a ratio
+ * (`hookNodeFlags` in lib/config.ts; its default is `--max-semi-space-size=4`, "" for Node's own).
+ * The children read it from the environment they inherit.
+ */
+const HOOK_NODE_FLAGS = flagValue('hook-node-flags');
+if (HOOK_NODE_FLAGS !== undefined) process.env.BENCH_HOOK_NODE_FLAGS = HOOK_NODE_FLAGS;
+/**
  * Full runs first wait (up to this many seconds, `--wait-quiet S`; 0 = no wait) for other processes to
  * use less than QUIET_CORES: on a shared machine, other work is the largest source of error.
  */
 const WAIT_QUIET_S = Number(flagValue('wait-quiet') ?? (QUICK ? 0 : 90));
 const QUIET_CORES = 0.3;
-const PARTIAL = Boolean(ONLY) || NO_IDLE || flagValue('rounds') !== undefined || Boolean(CANDIDATE);
+const PARTIAL =
+  Boolean(ONLY) ||
+  NO_IDLE ||
+  flagValue('rounds') !== undefined ||
+  Boolean(CANDIDATE) ||
+  HOOK_NODE_FLAGS !== undefined;
 const WRITE_DOC = argv.includes('--doc') || (!QUICK && !PARTIAL && !argv.includes('--no-doc'));
 
 const PARAMS = QUICK
@@ -868,7 +882,7 @@ async function main(): Promise<void> {
   }
 
   // The stdio floor: what PicoClaw does today, the weather hook as its own stdio child.
-  const stdioHook = startNdjson('stdio floor', ['--import', 'tsx', 'examples/weather-sdk.ts'], process.env);
+  const stdioHook = startNdjson('stdio floor', weatherHookArgs(), process.env);
   const stdioFloor = new StdioClient('stdio floor', stdioHook.proc);
   await stdioFloor.hello('weather');
   cpuSources.set('floor-stdio', () => procCpuMicros(stdioHook.proc.pid!));
@@ -1458,6 +1472,7 @@ async function main(): Promise<void> {
     roundsPlanned: PARAMS.rounds,
     rounds,
     params: PARAMS,
+    hookNodeFlags: hookNodeFlags(),
     machine: machineInfo(REPO_ROOT),
     machineLoad,
     messages: { small: templates.small.bytes, large: templates.large.bytes },

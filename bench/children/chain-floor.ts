@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
+import { weatherHookArgs } from '../lib/config.js';
 import { announceReady, commonHandlers, serveIpc } from '../lib/ipc.js';
 import { TextLines } from '../lib/text-lines.js';
 
@@ -34,7 +35,7 @@ function together(out: Writable | undefined, fn: () => void): void {
 }
 
 if (mode === 'server') {
-  const hook = spawn(process.execPath, ['--import', 'tsx', 'examples/weather-sdk.ts'], {
+  const hook = spawn(process.execPath, weatherHookArgs(), {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let current: WebSocket | undefined;

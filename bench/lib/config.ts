@@ -15,6 +15,25 @@ export const TENANT = 'bench';
 export const MODULE_HOOK = 'weather';
 export const STDIO_HOOK = 'weather_stdio';
 
+/**
+ * Node flags for every weather hook process the bench starts: the stdio floor's, the chain
+ * floor's and the gateway's stdio hook. They are the same program on both sides of a ratio, so
+ * they run under the same flags. The default keeps V8's young generation at 4 MB semi-spaces:
+ * with the default 16 MB, a hook that sat idle past V8's memory reducer can run full collection
+ * after full collection for as long as the load lasts (docs/performance.md, "1, the hooks"),
+ * which made either side of the ratio the slow one by luck of timing. `npm run bench --
+ * --hook-node-flags ""` runs them with Node's defaults (bench/run.ts passes it on in
+ * BENCH_HOOK_NODE_FLAGS).
+ */
+export function hookNodeFlags(): string[] {
+  return (process.env.BENCH_HOOK_NODE_FLAGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean);
+}
+
+/** The weather SDK hook as a stdio process, with `hookNodeFlags()`. */
+export function weatherHookArgs(): string[] {
+  return [...hookNodeFlags(), '--import', 'tsx', 'examples/weather-sdk.ts'];
+}
+
 export function freshSecret(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -42,7 +61,7 @@ export function configDocument(variant: GatewayVariant): Record<string, unknown>
     hooks[STDIO_HOOK] = {
       backend: {
         type: 'stdio',
-        command: [process.execPath, '--import', 'tsx', 'examples/weather-sdk.ts'],
+        command: [process.execPath, ...weatherHookArgs()],
       },
       ...hookBase,
     };

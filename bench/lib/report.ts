@@ -99,6 +99,8 @@ export interface BenchReport {
   roundsPlanned: number;
   rounds: number;
   params: unknown;
+  /** Node flags of every weather hook process (both sides of a ratio); absent in older reports. */
+  hookNodeFlags?: string[];
   machine: MachineInfo;
   /** CPU used by processes the run did not start (other work on a shared machine), during the rounds. */
   machineLoad?: { seconds: number; otherCores: number; loadavg: number[]; otherCoresAtStart?: number };
@@ -316,6 +318,11 @@ function refillText(r: BenchReport): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+function hookFlagsText(r: BenchReport): string {
+  if (r.hookNodeFlags === undefined) return 'the flags of its run';
+  return r.hookNodeFlags.length === 0 ? "Node's default flags" : `\`node ${r.hookNodeFlags.join(' ')}\``;
+}
+
 /** docs/performance.md, rewritten by each full run; the notes section between the markers is kept. */
 export function renderDoc(r: BenchReport, previous: string): string {
   const a = previous.indexOf(NOTES_START);
@@ -407,7 +414,9 @@ ${renderIdle(r.idle)}
   apart (the notes have its figures). Every loop is bounded in calls and in time, and the run has a
   time budget.
 - Floors: **stdio** = \`examples/weather-sdk.ts\` run as a PicoClaw stdio hook, NDJSON on its
-  stdin/stdout (what PicoClaw does today); **ws** = a \`ws\` server; **http** = \`node:http\`;
+  stdin/stdout (what PicoClaw does today), under ${hookFlagsText(r)} like every weather hook process
+  of the run (the gateway's stdio hook and the chain floor's too; \`--hook-node-flags\`, and the
+  note "1, the hooks" for why); **ws** = a \`ws\` server; **http** = \`node:http\`;
   **Hono** = a Hono app on \`@hono/node-server\`. The network floors parse the message and answer
   with the result the weather hook gives (no auth, no policy, no hook code).
 - MCP \`tools/call\` (\`get_weather\`, Berlin): hookgate's MCP route (stateless, JSON answers, the
