@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { Metrics } from '../server/metrics.js';
 
 /**
@@ -7,9 +7,11 @@ import type { Metrics } from '../server/metrics.js';
  * descriptors, read at scrape time (nothing on the call path). Names and units follow prom-client's
  * defaults, so the usual Node.js dashboards read them unchanged.
  *
- * Returns a stop function (the event-loop monitor runs a timer of its own).
+ * Returns a stop function (the event-loop monitor runs a timer of its own, and the collections are
+ * observed until it is called).
  */
 export function collectProcessMetrics(metrics: Metrics): () => void {
+  const stopGc = observeGarbageCollections(metrics);
   // 10 ms resolution: the lag that matters to hook calls is milliseconds and up.
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -75,7 +77,43 @@ export function collectProcessMetrics(metrics: Metrics): () => void {
     loop.reset();
     return lines.join('');
   });
-  return () => loop.disable();
+  return () => {
+    loop.disable();
+    stopGc();
+  };
+}
+
+/** prom-client's buckets for the same histogram, so its dashboards' queries fit. */
+const GC_BUCKETS: readonly number[] = [0.001, 0.01, 0.1, 1, 2, 5];
+
+/**
+ * `nodejs_gc_duration_seconds` by kind, as prom-client names it. The rate of major collections is
+ * how an operator sees V8 collecting the old generation over and over under load (docs/metrics.md).
+ * Node reports each collection after it ends, off the call path: a few entries per second at most
+ * under load, since young collections come every few megabytes allocated.
+ */
+function observeGarbageCollections(metrics: Metrics): () => void {
+  const name = 'nodejs_gc_duration_seconds';
+  metrics.defineHistogram(
+    name,
+    'Garbage collection duration by kind (minor, major, incremental, weakcb), in seconds',
+    GC_BUCKETS,
+  );
+  // Every kind resolved at once: a dashboard sees zero rather than no series before the first one.
+  const byKind = new Map<number, (seconds: number) => void>([
+    [constants.NODE_PERFORMANCE_GC_MINOR, metrics.histogram(name, { kind: 'minor' })],
+    [constants.NODE_PERFORMANCE_GC_MAJOR, metrics.histogram(name, { kind: 'major' })],
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL, metrics.histogram(name, { kind: 'incremental' })],
+    [constants.NODE_PERFORMANCE_GC_WEAKCB, metrics.histogram(name, { kind: 'weakcb' })],
+  ]);
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+      if (kind !== undefined) byKind.get(kind)?.(entry.duration / 1000);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
 }
 
 function family(name: string, type: 'counter' | 'gauge', help: string, value: number): string {

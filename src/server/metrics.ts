@@ -124,6 +124,14 @@ export class Metrics {
   }
 
   /**
+   * A histogram family measured outside the call path (e.g. the process's garbage collections), for
+   * histogram() to resolve label sets of. Defining a name twice keeps the first definition.
+   */
+  defineHistogram(name: string, help: string, bounds: readonly number[]): void {
+    if (!this.histograms.has(name)) this.histograms.set(name, { help, bounds, series: new Map() });
+  }
+
+  /**
    * A gauge has a sample from the start, so a dashboard or alert sees 0 rather than no data: an
    * unlabelled one at once, a labelled one as soon as its label set is resolved (see counter()).
    */

@@ -1,8 +1,19 @@
 import { closeSync, openSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectProcessMetrics } from '../../src/node/process-metrics.js';
 import { Metrics } from '../../src/server/metrics.js';
 import { parseExposition } from '../helpers/prometheus.js';
+
+/** A full (major) collection now: `gc` exposed at run time, taken from a fresh context. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/** Node reports a collection to its observers after a turn of the loop. */
+const aTurn = () => new Promise((r) => setImmediate(r));
 
 function busy(ms: number): void {
   const end = performance.now() + ms;
@@ -65,5 +76,42 @@ describe('process metrics on /metrics', () => {
     expect(calm.value('nodejs_eventloop_lag_max_seconds')).toBeLessThan(
       blocked.value('nodejs_eventloop_lag_max_seconds'),
     );
+  });
+
+  it('reports garbage collections by kind, as prom-client names them', async () => {
+    const m = new Metrics();
+    stop = collectProcessMetrics(m);
+    const before = parseExposition(m.render());
+    expect(before.types.get('nodejs_gc_duration_seconds')).toBe('histogram');
+    // Every kind has a series from the start, so a dashboard's rate() sees 0, not no data.
+    for (const kind of ['minor', 'major', 'incremental', 'weakcb'])
+      expect(before.value('nodejs_gc_duration_seconds_count', { kind })).toBe(0);
+
+    collectGarbage();
+    collectGarbage();
+    // Young collections: allocate short-lived objects until one has been reported (bounded).
+    let kept: unknown[] = [];
+    for (let round = 0; round < 200; round++) {
+      for (let i = 0; i < 50_000; i++) kept.push({ i });
+      kept = [];
+      await aTurn();
+      if (parseExposition(m.render()).value('nodejs_gc_duration_seconds_count', { kind: 'minor' }) > 0) break;
+    }
+    await aTurn();
+    const after = parseExposition(m.render());
+    expect(after.value('nodejs_gc_duration_seconds_count', { kind: 'major' })).toBeGreaterThanOrEqual(2);
+    expect(after.value('nodejs_gc_duration_seconds_count', { kind: 'minor' })).toBeGreaterThan(0);
+    expect(after.value('nodejs_gc_duration_seconds_sum', { kind: 'major' })).toBeGreaterThan(0);
+    expect(after.value('nodejs_gc_duration_seconds_bucket', { kind: 'major', le: '+Inf' })).toBe(
+      after.value('nodejs_gc_duration_seconds_count', { kind: 'major' }),
+    );
+  });
+
+  it('stops observing collections when stopped', async () => {
+    const m = new Metrics();
+    collectProcessMetrics(m)();
+    collectGarbage();
+    await aTurn();
+    expect(parseExposition(m.render()).value('nodejs_gc_duration_seconds_count', { kind: 'major' })).toBe(0);
   });
 });
