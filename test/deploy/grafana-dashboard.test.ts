@@ -1,8 +1,8 @@
 /**
  * deploy/grafana/hookgate.json queries only what the gateway exports: every metric its PromQL (and
- * its variables' label_values) names is a family src/server/metrics.ts defines, and every label it
- * groups or filters by is one a real gateway's /metrics carries for that family after calls that
- * give every queried family a sample (a rule's deny, a shadow rule, a person's approval, a limit,
+ * its variables' label_values) names is a family src/server/metrics.ts (or, on Node, the process
+ * metrics) defines, and every label it groups or filters by is one a real gateway's /metrics
+ * carries for that family after calls that give every queried family a sample (a rule's deny, a shadow rule, a person's approval, a limit,
  * a hook's bad answer, a WebSocket, a reload). A renamed metric or label fails here. With promtool
  * installed, every expression must also parse as PromQL (`promtool check rules`).
  */
@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { collectProcessMetrics } from '../../src/node/process-metrics.js';
 import { Metrics } from '../../src/server/metrics.js';
 import {
   compileTestConfig,
@@ -103,9 +104,14 @@ function familyOf(name: string, histograms: Set<string>): string {
 /** Labels Prometheus adds to every scraped series, and the bucket bound of a histogram's series. */
 const TARGET_LABELS = ['instance', 'job'];
 
-/** Every family the gateway defines, with its type: a fresh Metrics declares them all. */
+/**
+ * Every family the gateway defines, with its type: a fresh Metrics declares them all, and on Node
+ * the process's own (src/node/process-metrics.ts) are added to it.
+ */
 const defined = new Map<string, string>();
-for (const line of new Metrics().render().split('\n')) {
+const metrics = new Metrics();
+collectProcessMetrics(metrics)();
+for (const line of metrics.render().split('\n')) {
   const m = /^# TYPE (\S+) (\S+)$/.exec(line);
   if (m) defined.set(m[1], m[2]);
 }
@@ -129,10 +135,12 @@ describe('the Grafana dashboard', () => {
       'hookgate_rate_limited_total',
       'hookgate_shadow_decisions_total',
       'hookgate_ws_connections',
+      'nodejs_gc_duration_seconds',
+      'process_cpu_seconds_total',
     ]);
   });
 
-  it('names only metrics src/server/metrics.ts defines (a histogram by its series)', () => {
+  it('names only metrics the gateway defines (a histogram by its series)', () => {
     const named = [
       ...panelQueries().flatMap((q) => namesIn(q.expr).metrics.map((m) => ({ where: q.panel, m }))),
       ...variableQueries().flatMap((v) =>
