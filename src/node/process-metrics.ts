@@ -89,8 +89,8 @@ const GC_BUCKETS: readonly number[] = [0.001, 0.01, 0.1, 1, 2, 5];
 /**
  * `nodejs_gc_duration_seconds` by kind, as prom-client names it. The rate of major collections is
  * how an operator sees V8 collecting the old generation over and over under load (docs/metrics.md).
- * Node reports each collection after it ends, off the call path: a few entries per second at most
- * under load, since young collections come every few megabytes allocated.
+ * Node reports each collection after it ends, in batches off the call path: tens of entries a
+ * second under load (a young collection per several megabytes allocated), not one per call.
  */
 function observeGarbageCollections(metrics: Metrics): () => void {
   const name = 'nodejs_gc_duration_seconds';
