@@ -20,6 +20,7 @@ import {
   hookPath,
   MODULE_HOOK,
   REPO_ROOT,
+  HOOK_NODE_FLAGS_ENV,
   hookNodeFlags,
   SECRET_ENV,
   STDIO_HOOK,
@@ -77,7 +78,7 @@ if (CANDIDATE_NODE_FLAGS.length > 0 && !CANDIDATE) {
  * The children read it from the environment they inherit.
  */
 const HOOK_NODE_FLAGS = flagValue('hook-node-flags');
-if (HOOK_NODE_FLAGS !== undefined) process.env.BENCH_HOOK_NODE_FLAGS = HOOK_NODE_FLAGS;
+if (HOOK_NODE_FLAGS !== undefined) process.env[HOOK_NODE_FLAGS_ENV] = HOOK_NODE_FLAGS;
 /**
  * Full runs first wait (up to this many seconds, `--wait-quiet S`; 0 = no wait) for other processes to
  * use less than QUIET_CORES: on a shared machine, other work is the largest source of error.

@@ -23,10 +23,12 @@ export const STDIO_HOOK = 'weather_stdio';
  * after full collection for as long as the load lasts (docs/performance.md, "1, the hooks"),
  * which made either side of the ratio the slow one by luck of timing. `npm run bench --
  * --hook-node-flags ""` runs them with Node's defaults (bench/run.ts passes it on in
- * BENCH_HOOK_NODE_FLAGS).
+ * HOOK_NODE_FLAGS_ENV).
  */
+export const HOOK_NODE_FLAGS_ENV = 'BENCH_HOOK_NODE_FLAGS';
+
 export function hookNodeFlags(): string[] {
-  return (process.env.BENCH_HOOK_NODE_FLAGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean);
+  return (process.env[HOOK_NODE_FLAGS_ENV] ?? '--max-semi-space-size=4').split(' ').filter(Boolean);
 }
 
 /** The weather SDK hook as a stdio process, with `hookNodeFlags()`. */

@@ -116,16 +116,17 @@ export class Metrics {
       'counter',
       'Spans sent over OTLP (server.tracing), by outcome (ok, failed)',
     );
-    this.histograms.set('hookgate_call_duration_seconds', {
-      help: 'Hook calls from the message read to the answer ready to send, by tenant, hook and method',
-      bounds: DURATION_BUCKETS,
-      series: new Map(),
-    });
+    this.defineHistogram(
+      'hookgate_call_duration_seconds',
+      'Hook calls from the message read to the answer ready to send, by tenant, hook and method',
+      DURATION_BUCKETS,
+    );
   }
 
   /**
-   * A histogram family measured outside the call path (e.g. the process's garbage collections), for
-   * histogram() to resolve label sets of. Defining a name twice keeps the first definition.
+   * A histogram family, for histogram() to resolve label sets of: the gateway's own here, and ones
+   * measured outside the call path (the process's garbage collections). Defining a name twice keeps
+   * the first definition.
    */
   defineHistogram(name: string, help: string, bounds: readonly number[]): void {
     if (!this.histograms.has(name)) this.histograms.set(name, { help, bounds, series: new Map() });

@@ -2,9 +2,10 @@
  * deploy/grafana/hookgate.json queries only what the gateway exports: every metric its PromQL (and
  * its variables' label_values) names is a family src/server/metrics.ts (or, on Node, the process
  * metrics) defines, and every label it groups or filters by is one a real gateway's /metrics
- * carries for that family after calls that give every queried family a sample (a rule's deny, a shadow rule, a person's approval, a limit,
- * a hook's bad answer, a WebSocket, a reload). A renamed metric or label fails here. With promtool
- * installed, every expression must also parse as PromQL (`promtool check rules`).
+ * carries for that family after calls that give every queried family a sample (a rule's deny, a
+ * shadow rule, a person's approval, a limit, a hook's bad answer, a WebSocket, a reload). A renamed
+ * metric or label fails here. With promtool installed, every expression must also parse as PromQL
+ * (`promtool check rules`).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
