@@ -22,6 +22,7 @@ import { nodeDecisionOutput, nodeSha256 } from './decision-output.js';
 import { otlpDecisionOutput } from '../server/tracing/otlp-decision-output.js';
 import type { OtelCallTracer } from '../server/tracing/otel-call-tracer.js';
 import { readDocsAssets } from './docs-assets.js';
+import { createServerWithDirectCalls, directCallRoute } from './direct-call-route.js';
 import { trackHttpInFlight } from './http-in-flight.js';
 import { collectProcessMetrics } from './process-metrics.js';
 import { resolvePath } from './config-loader.js';
@@ -188,15 +189,25 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     // Header-less clients offer "hookgate.v1, bearer.<token>"; only hookgate.v1 is ever selected.
     handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
   });
+  const takeCall = directCallRoute({ live, gateway, log, maxBodyBytes: config.server.maxBodyBytes });
   const host = opts.host ?? config.server.host;
   const listenPort = opts.port ?? config.server.port;
   let server: ReturnType<typeof serve>;
   try {
     server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port: listenPort }, () => {
-        s.off('error', reject);
-        resolve(s);
-      });
+      const s = serve(
+        {
+          fetch: app.fetch,
+          hostname: host,
+          port: listenPort,
+          // Hook calls on the native route are offered to the direct route first (see there).
+          createServer: createServerWithDirectCalls(takeCall),
+        },
+        () => {
+          s.off('error', reject);
+          resolve(s);
+        },
+      );
       s.once('error', reject);
     });
   } catch (err) {

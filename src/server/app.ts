@@ -1,10 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { AloneRouter, alone } from './alone-router.js';
-import { HTTPException } from 'hono/http-exception';
 import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { LimitSpec } from '../config/runtime.js';
-import { rememberParamsText } from '../core/params-text.js';
-import { parseCallMessage } from './parse-call.js';
 import { PROTOCOL_VERSION } from '../protocol/methods.js';
 import { adminAccess, adminRefusal, requireAdmin } from './admin.js';
 import { allowedMethods } from './allowed-methods.js';
@@ -13,23 +10,20 @@ import { approvalsPageRoutes } from './approvals-page.js';
 import { approvalRoutes } from './approvals-route.js';
 import { type AuthVariables, extractToken, hookAuthoriser, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
-import { notACallOrNotification } from './call-envelope.js';
-import { answerClaudeCode } from '../hosts/claude-code/route.js';
-import { answerCommandHost } from '../hosts/command/route.js';
 import { COMMAND_HOSTS } from '../hosts/command/hosts.js';
 import { type DocsAssetsLoader, docsRoutes } from './docs.js';
-import { httpError, rateLimited } from './errors.js';
-import type { CallContextIn, Gateway } from './gateway.js';
-import { answerHermes } from '../hosts/hermes/route.js';
+import { errorResponse, httpError } from './errors.js';
+import type { AdmittedCall, CallAnswer, CallRoute } from './call-request.js';
+import { CALL_ROUTES } from './call-routes.js';
+import { logRequest, requestIdOf, requestStarted } from './request-context.js';
+import type { Gateway } from './gateway.js';
 import type { LiveConfig } from './live-config.js';
 import type { Logger } from './logger.js';
 import { mcpRoute } from './mcp-route.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { answerOpenClaw } from '../hosts/openclaw/route.js';
 import type { ReloadOutcome } from './reload.js';
 import { type SessionSocket, WsSession } from './ws-session.js';
-import { randomUuid } from '../lib/uuid.js';
 
 export interface AppDeps {
   /** The current config, verifiers and backends; read per request, swapped by a reload. */
@@ -76,8 +70,6 @@ const DIALECTS = [
   ...COMMAND_HOSTS.map((h) => h.dialect),
 ] as const;
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /**
  * A hook call's answer, already serialised. Built with plain-object headers so the Node adapter
  * writes it straight out; hono's `c.body` with two headers builds a web `Headers` first.
@@ -91,21 +83,42 @@ function jsonAnswer(c: Context<Env>, text: string): Response {
 }
 
 /**
- * What the native call route tells the gateway about its request, each read from the request only
- * when read: the abort signal (the gateway reads it for a call held for a person; on Node the
- * request's AbortSignal is made on first read, at about 2 µs, and almost no call needs it) and the
- * `traceparent` (read when the gateway traces calls: a header lookup otherwise spent on every call).
+ * A call route's call as hono gives it (see call-request.ts): the admitted caller from the context,
+ * the body read within the limit, and, each read from the request only when read, the abort signal
+ * (the gateway reads it for a call held for a person: on Node the request's AbortSignal is made on
+ * first read, at about 2 µs, and almost no call needs it) and the `traceparent` (read when the
+ * gateway traces calls: a header lookup otherwise spent on every call).
  */
-class RequestCall implements CallContextIn {
-  constructor(private readonly request: Request) {}
+class HonoCall implements AdmittedCall {
+  readonly principal: AdmittedCall['principal'];
+  readonly hook: AdmittedCall['hook'];
+  readonly requestId: string;
+  constructor(
+    private readonly c: Context<Env>,
+    private readonly maxBodyBytes: number,
+  ) {
+    this.principal = c.get('principal');
+    this.hook = c.get('hook');
+    this.requestId = c.get('requestId');
+  }
+
+  text(): Promise<string> {
+    return readBodyLimited(this.c, this.maxBodyBytes);
+  }
 
   get signal(): AbortSignal {
-    return this.request.signal;
+    return this.c.req.raw.signal;
   }
 
   get traceparent(): string | undefined {
-    return this.request.headers.get('traceparent') ?? undefined;
+    return this.c.req.header('traceparent') ?? undefined;
   }
+}
+
+/** A call route's answer as hono's response: the JSON text with the request's id, or a 202. */
+function callResponse(c: Context<Env>, answer: CallAnswer): Response {
+  if (answer === null) return c.body(null, 202);
+  return typeof answer === 'string' ? jsonAnswer(c, answer) : answer;
 }
 
 /**
@@ -145,23 +158,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
    * but the call routes, which run alone (see `callRoute`) and give it to themselves.
    */
   function opened(c: Context<Env>): number {
-    const given = c.req.header('x-request-id');
-    c.set('requestId', given && REQUEST_ID.test(given) ? given : randomUuid());
-    return log.enabled('info') ? performance.now() : -1;
+    c.set('requestId', requestIdOf(c.req.header('x-request-id')));
+    return requestStarted(log);
   }
   function logged(c: Context<Env>, res: Response, started: number): void {
-    if (started < 0) return;
-    // The path only: a query string could carry a token someone put there.
-    log.info(
-      {
-        request_id: c.get('requestId'),
-        method: c.req.method,
-        path: c.req.path,
-        status: res.status,
-        ms: +(performance.now() - started).toFixed(2),
-      },
-      'request',
-    );
+    logRequest(log, started, c.get('requestId'), c.req.method, c.req.path, res.status);
   }
   app.use('*', async function requestContext(c, next) {
     const started = opened(c);
@@ -173,16 +174,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     logged(c, c.res, started);
   });
   function answerError(err: unknown, c: Context<Env>): Response {
-    if (err instanceof HTTPException) {
-      const res = err.getResponse();
-      res.headers.set('x-request-id', c.get('requestId'));
-      return res;
-    }
-    log.error(
-      { request_id: c.get('requestId'), err: err instanceof Error ? err.message : String(err) },
-      'unhandled error',
-    );
-    return c.json({ error: { code: 'internal', message: 'internal error' } }, 500);
+    return errorResponse(err, c.get('requestId'), log);
   }
   app.onError(answerError);
   const allowOf = allowedMethods();
@@ -335,14 +327,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
    * answer; a refusal or error is answered as onError answers it.
    */
   const authorise = hookAuthoriser(live, metrics);
-  const callRoute = (answer: (c: Context<Env>) => Promise<Response>) =>
+  const callRoute = (route: CallRoute) =>
     alone(async (c: Context<Env>): Promise<Response> => {
       const started = opened(c);
       let res: Response;
       try {
         const pending = authorise(c);
         if (pending !== undefined) await pending;
-        res = await answer(c);
+        res = callResponse(c, await route(new HonoCall(c, server.maxBodyBytes), gateway));
       } catch (err) {
         res = answerError(err, c);
       }
@@ -351,57 +343,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
       logged(c, res, started);
       return res;
     });
-
-  app.post(
-    base,
-    callRoute(async (c) => {
-      const text = await readBodyLimited(c, server.maxBodyBytes);
-      const parsed = parseCallMessage(text, c.get('hook'));
-      // Not a message this route takes: 400, with the JSON-RPC error as the body (as /mcp answers).
-      if (!parsed.ok) return c.json(parsed.response, 400);
-      const refused = notACallOrNotification(parsed.message);
-      if (refused) return c.json(refused, 400);
-      // A stdio hook gets these params as the client wrote them if nothing changes them on the way.
-      rememberParamsText(parsed.message, text);
-      const response = await gateway.respond(
-        c.get('principal'),
-        c.get('hook'),
-        parsed.message,
-        c.get('requestId'),
-        'return',
-        new RequestCall(c.req.raw),
-      );
-      if (response === null) return c.body(null, 202);
-      if (typeof response !== 'string') throw rateLimited(response);
-      return jsonAnswer(c, response);
-    }),
-  );
-
-  // jsonAnswer itself, not a closure over c: nothing is built per call beyond the answer.
-  app.post(
-    `${base}/claude-code`,
-    callRoute((c) => answerClaudeCode(c, gateway, server.maxBodyBytes, jsonAnswer)),
-  );
-
-  app.post(
-    `${base}/hermes`,
-    callRoute((c) => answerHermes(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text))),
-  );
-
-  app.post(
-    `${base}/openclaw`,
-    callRoute((c) => answerOpenClaw(c, gateway, server.maxBodyBytes, (text) => jsonAnswer(c, text))),
-  );
-
-  // The hosts that run `hookgate hook` as their command hook (Codex, Copilot, Gemini CLI).
-  for (const host of COMMAND_HOSTS) {
-    app.post(
-      `${base}/${host.dialect}`,
-      callRoute((c) =>
-        answerCommandHost(c, gateway, server.maxBodyBytes, host, (text) => jsonAnswer(c, text)),
-      ),
-    );
-  }
+  // The native route (PicoClaw's protocol) on the hook's path, each host's below it.
+  for (const [dialect, route] of CALL_ROUTES)
+    app.post(dialect ? `${base}/${dialect}` : base, callRoute(route));
 
   return app;
 }

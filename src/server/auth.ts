@@ -158,6 +158,25 @@ function refusal(
   return unauthorized(err.message);
 }
 
+/** Why a verified principal may not call a hook (see `admission`). */
+export type AdmissionRefusal = 'tenant_mismatch' | 'hook_not_allowed' | 'no_such_hook';
+
+/**
+ * Whether a verified principal may call a tenant's hook: the hook when it may, else why not. Pure
+ * (nothing counted, nothing thrown), so the Node adapter's direct call route can ask it first and
+ * leave every refusal to this module's answer (`admit`).
+ */
+export function admission(
+  snapshot: ConfigSnapshot,
+  tenant: string,
+  hookName: string,
+  principal: Principal,
+): HookRuntime | AdmissionRefusal {
+  if (principal.tenant !== tenant) return 'tenant_mismatch';
+  if (!mayCallHook(principal, hookName)) return 'hook_not_allowed';
+  return snapshot.config.tenants.get(tenant)?.hooks.get(hookName) ?? 'no_such_hook';
+}
+
 /** A verified principal: allowed this tenant and hook, or refused; on the context when allowed. */
 function admit(
   c: Context<{ Variables: AuthVariables }>,
@@ -167,17 +186,14 @@ function admit(
   hookName: string,
   principal: Principal,
 ): void {
-  const { verifiers, config } = snapshot;
-  if (principal.tenant !== tenant) {
-    countFailure(metrics, verifiers, tenant, 'tenant_mismatch');
-    throw httpError(403, 'forbidden', 'token is not valid for this tenant');
+  const hook = admission(snapshot, tenant, hookName, principal);
+  if (typeof hook === 'string') {
+    if (hook === 'no_such_hook') throw httpError(404, 'not_found', `tenant has no hook "${hookName}"`);
+    countFailure(metrics, snapshot.verifiers, tenant, hook);
+    throw hook === 'tenant_mismatch'
+      ? httpError(403, 'forbidden', 'token is not valid for this tenant')
+      : httpError(403, 'forbidden', `token does not allow hook "${hookName}"`);
   }
-  if (!mayCallHook(principal, hookName)) {
-    countFailure(metrics, verifiers, tenant, 'hook_not_allowed');
-    throw httpError(403, 'forbidden', `token does not allow hook "${hookName}"`);
-  }
-  const hook = config.tenants.get(tenant)?.hooks.get(hookName);
-  if (!hook) throw httpError(404, 'not_found', `tenant has no hook "${hookName}"`);
   c.set('principal', principal);
   c.set('hook', hook);
   c.set('snapshot', snapshot);

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { readCapped } from '../core/read-capped.js';
+import type { AdmittedCall } from './call-request.js';
 import { httpError } from './errors.js';
 
 const decoder = new TextDecoder();
@@ -31,8 +32,8 @@ async function readStreamed(c: Context, max: number): Promise<string> {
  * A host dialect's body: read as readBodyLimited does and parsed, or 400 `bad_request` when it is
  * not JSON (the host's own failure setting then decides). One place for every dialect route.
  */
-export async function readJsonBody(c: Context, max: number): Promise<unknown> {
-  const text = await readBodyLimited(c, max);
+export async function readJsonBody(call: AdmittedCall): Promise<unknown> {
+  const text = await call.text();
   try {
     return JSON.parse(text);
   } catch {

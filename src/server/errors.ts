@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception';
 import type { Refusal } from '../limits/types.js';
+import type { Logger } from './logger.js';
 
 export type HttpErrorCode =
   | 'unauthorized'
@@ -45,4 +46,26 @@ export function rateLimited(refusal: Refusal): HTTPException {
     `rate limited (${refusal.limit}); retry after ${refusal.retryAfterSeconds} s`,
     { 'retry-after': String(refusal.retryAfterSeconds) },
   );
+}
+
+/**
+ * The answer to a request that failed: an HTTPException's own response (with the request's id), or
+ * a 500 that says nothing of the cause, which goes to the log instead.
+ */
+export function errorResponse(err: unknown, requestId: string, log: Logger): Response {
+  if (err instanceof HTTPException) {
+    const res = err.getResponse();
+    res.headers.set('x-request-id', requestId);
+    return res;
+  }
+  log.error(
+    { request_id: requestId, err: err instanceof Error ? err.message : String(err) },
+    'unhandled error',
+  );
+  return jsonResponse({ error: { code: 'internal', message: 'internal error' } }, 500);
+}
+
+/** A JSON body with its status, as hono's `c.json` answers it. */
+export function jsonResponse(body: unknown, status: number): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }

@@ -1,8 +1,7 @@
-import type { Context } from 'hono';
 import { answeredLabel, DIALECT, type RequestOptions, toHookRequest, toHostAnswer } from './index.js';
 import { Refusal } from '../../limits/types.js';
 import { Method } from '../../protocol/methods.js';
-import type { AuthVariables } from '../../server/auth.js';
+import type { AdmittedCall } from '../../server/call-request.js';
 import { readJsonBody } from '../../server/body.js';
 import { httpError, rateLimited } from '../../server/errors.js';
 import { ClaudeCodeHookFields } from '../../server/openapi.js';
@@ -47,15 +46,9 @@ class CallOptions implements RequestOptions {
  * what the gateway cannot answer for the hook (a body that is not Claude Code's, over the size
  * limit, over a rate limit) gets an HTTP error, and the handler's onFailure decides.
  */
-export async function answerClaudeCode(
-  c: Context<{ Variables: AuthVariables }>,
-  gateway: Gateway,
-  maxBodyBytes: number,
-  answer: (c: Context<{ Variables: AuthVariables }>, text: string) => Response,
-): Promise<Response> {
-  const body = await readJsonBody(c, maxBodyBytes);
-  const hook = c.get('hook');
-  const requestId = c.get('requestId');
+export async function answerClaudeCode(call: AdmittedCall, gateway: Gateway): Promise<string> {
+  const body = await readJsonBody(call);
+  const { hook, requestId } = call;
   const request = toHookRequest(body, new CallOptions(requestId, hook.name));
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not a Claude Code hook call: ${request.why}`);
@@ -63,25 +56,22 @@ export async function answerClaudeCode(
   if (violation) throw httpError(400, 'bad_request', `not a Claude Code hook call: ${violation}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
-    return answer(c, '{}');
+    return '{}';
   }
-  const origin = requestOrigin(c.req, {
+  const origin = requestOrigin(call, {
     dialect: DIALECT,
     ...ROUTE_HOST_TRAITS[DIALECT],
     requestId,
     // Audited as what Claude Code gets (a refused approval is `{}` there), not in PicoClaw's terms.
     describeAnswer: (a) => answeredLabel(toHostAnswer(request, a)),
   });
-  const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
+  const result = await gateway.invoke(call.principal, hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
-  return answer(
-    c,
-    hostAnswerText(
-      hook,
-      request.method,
-      () => toHostAnswer(request, result),
-      (a) => toHostAnswer(request, a),
-      origin.hostApproves,
-    ),
+  return hostAnswerText(
+    hook,
+    request.method,
+    () => toHostAnswer(request, result),
+    (a) => toHostAnswer(request, a),
+    origin.hostApproves,
   );
 }

@@ -1,11 +1,10 @@
-import type { Context } from 'hono';
 import { commandAnsweredLabel } from './answered.js';
 import type { CommandHost, CommandHostCall } from './host.js';
 import { toolVerdict } from './tool-verdict.js';
 import { Refusal } from '../../limits/types.js';
 import { isPlainObject } from '../../policy/equal.js';
 import { Method } from '../../protocol/methods.js';
-import type { AuthVariables } from '../../server/auth.js';
+import type { AdmittedCall } from '../../server/call-request.js';
 import { readJsonBody } from '../../server/body.js';
 import { ownMcpServerName } from '../claude-code/route.js';
 import { documentedBodyViolation } from '../../server/documented-body.js';
@@ -24,15 +23,12 @@ import { COMMAND_HOST_FIELDS } from '../../server/openapi.js';
  * body, over a size or rate limit) gets an HTTP error, and the shim's --fail-closed decides.
  */
 export async function answerCommandHost(
-  c: Context<{ Variables: AuthVariables }>,
+  call: AdmittedCall,
   gateway: Gateway,
-  maxBodyBytes: number,
   host: CommandHost,
-  answer: (text: string) => Response,
-): Promise<Response> {
-  const body = await readJsonBody(c, maxBodyBytes);
-  const hook = c.get('hook');
-  const requestId = c.get('requestId');
+): Promise<string> {
+  const body = await readJsonBody(call);
+  const { hook, requestId } = call;
   const request = host.toHookRequest(body, {
     requestId,
     now: new Date().toISOString(),
@@ -46,28 +42,25 @@ export async function answerCommandHost(
   if (violation) throw httpError(400, 'bad_request', `not a ${host.label} hook call: ${violation}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
-    return answer('{}');
+    return '{}';
   }
-  const origin = requestOrigin(c.req, {
+  const origin = requestOrigin(call, {
     dialect: host.dialect,
     hostApproves: host.hostApproves,
     requestId,
     // Audited as what the host gets, not in PicoClaw's terms.
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, a)),
   });
-  const principal = c.get('principal');
-  const result = await gateway.invoke(principal, hook, request.method, request.params, origin);
+  const result = await gateway.invoke(call.principal, hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
-  const approval = await approvalOf(gateway, c, host, request, result);
+  const approval = await approvalOf(gateway, call, host, request, result);
   const toHost = (a: Record<string, unknown>) => host.toHostAnswer(request, a);
-  return answer(
-    hostAnswerText(
-      hook,
-      request.method,
-      () => host.toHostAnswer(request, result, approval),
-      toHost,
-      host.hostApproves,
-    ),
+  return hostAnswerText(
+    hook,
+    request.method,
+    () => host.toHostAnswer(request, result, approval),
+    toHost,
+    host.hostApproves,
   );
 }
 
@@ -78,12 +71,12 @@ export async function answerCommandHost(
  */
 async function approvalOf(
   gateway: Gateway,
-  c: Context<{ Variables: AuthVariables }>,
+  call: AdmittedCall,
   host: CommandHost,
   request: CommandHostCall,
   answer: Record<string, unknown>,
 ): Promise<Record<string, unknown> | undefined> {
-  const hook = c.get('hook');
+  const { hook } = call;
   if (!request.alsoApproves || !hook.modes.has('approve')) return undefined;
   const verdict = toolVerdict(host.label, request.params.tool, request.toolInput, answer);
   // Blocked, or a rule asks for the person: no approval may skip that.
@@ -94,13 +87,13 @@ async function approvalOf(
     tool: request.params.tool,
     arguments: verdict.kind === 'rewrite' ? verdict.input : (request.toolInput ?? {}),
   };
-  const origin = requestOrigin(c.req, {
+  const origin = requestOrigin(call, {
     dialect: host.dialect,
     hostApproves: true,
-    requestId: c.get('requestId'),
+    requestId: call.requestId,
     describeAnswer: (a) => commandAnsweredLabel(host.toHostAnswer(request, answer, a)),
   });
-  const approval = await gateway.invoke(c.get('principal'), hook, Method.ApproveTool, params, origin);
+  const approval = await gateway.invoke(call.principal, hook, Method.ApproveTool, params, origin);
   if (approval instanceof Refusal) throw rateLimited(approval);
   return approval;
 }

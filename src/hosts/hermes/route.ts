@@ -1,8 +1,7 @@
-import type { Context } from 'hono';
 import { DIALECT, hermesMcpServerName, toHookRequest, toHostAnswer } from './index.js';
 import { Refusal } from '../../limits/types.js';
 import { Method } from '../../protocol/methods.js';
-import type { AuthVariables } from '../../server/auth.js';
+import type { AdmittedCall } from '../../server/call-request.js';
 import { readJsonBody } from '../../server/body.js';
 import { httpError, rateLimited } from '../../server/errors.js';
 import { HermesHookFields } from '../../server/openapi.js';
@@ -20,15 +19,9 @@ import { ROUTE_HOST_TRAITS } from '../traits.js';
  * Hermes's, over the size limit, over a rate limit) gets an HTTP error, and the shell hook's
  * fail-closed setting decides.
  */
-export async function answerHermes(
-  c: Context<{ Variables: AuthVariables }>,
-  gateway: Gateway,
-  maxBodyBytes: number,
-  answer: (text: string) => Response,
-): Promise<Response> {
-  const body = await readJsonBody(c, maxBodyBytes);
-  const hook = c.get('hook');
-  const requestId = c.get('requestId');
+export async function answerHermes(call: AdmittedCall, gateway: Gateway): Promise<string> {
+  const body = await readJsonBody(call);
+  const { hook, requestId } = call;
   const request = toHookRequest(body, {
     requestId,
     now: new Date().toISOString(),
@@ -41,13 +34,13 @@ export async function answerHermes(
   if (violation) throw httpError(400, 'bad_request', `not a Hermes hook call: ${violation}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
-    return answer('{}');
+    return '{}';
   }
   // Hermes has no approval a verdict could skip, and merges a rewrite into the arguments.
-  const origin = requestOrigin(c.req, { dialect: DIALECT, ...ROUTE_HOST_TRAITS[DIALECT], requestId });
-  const result = await gateway.invoke(c.get('principal'), hook, request.method, request.params, origin);
+  const origin = requestOrigin(call, { dialect: DIALECT, ...ROUTE_HOST_TRAITS[DIALECT], requestId });
+  const result = await gateway.invoke(call.principal, hook, request.method, request.params, origin);
   if (result instanceof Refusal) throw rateLimited(result);
   const access = hook.grants.conversationAccess;
   const toHost = (a: Record<string, unknown>) => toHostAnswer(request, a, access);
-  return answer(hostAnswerText(hook, request.method, () => toHost(result), toHost));
+  return hostAnswerText(hook, request.method, () => toHost(result), toHost);
 }

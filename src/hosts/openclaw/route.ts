@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import type { HookRuntime } from '../../config/runtime.js';
 import {
   approvalAnswer,
@@ -14,7 +13,7 @@ import { Refusal } from '../../limits/types.js';
 import { isPlainObject } from '../../policy/equal.js';
 import type { Principal } from '../../auth/principal.js';
 import { type CallMethod, Method } from '../../protocol/methods.js';
-import type { AuthVariables } from '../../server/auth.js';
+import type { AdmittedCall } from '../../server/call-request.js';
 import { readJsonBody } from '../../server/body.js';
 import { httpError, rateLimited } from '../../server/errors.js';
 import { OpenClawHookFields } from '../../server/openapi.js';
@@ -39,15 +38,9 @@ type Execute = Extract<HookRequest, { kind: 'execute' }>;
  * so the origin has no host approval: approve_tool is asked, after before_tool, only of a hook with
  * the approve mode, and only its refusal matters.
  */
-export async function answerOpenClaw(
-  c: Context<{ Variables: AuthVariables }>,
-  gateway: Gateway,
-  maxBodyBytes: number,
-  answer: (text: string) => Response,
-): Promise<Response> {
-  const body = await readJsonBody(c, maxBodyBytes);
-  const hook = c.get('hook');
-  const requestId = c.get('requestId');
+export async function answerOpenClaw(call: AdmittedCall, gateway: Gateway): Promise<string> {
+  const body = await readJsonBody(call);
+  const { hook, requestId, principal } = call;
   const request = toHookRequest(body, { requestId, now: new Date().toISOString() });
   if (request.kind === 'invalid')
     throw httpError(400, 'bad_request', `not an OpenClaw hook call: ${request.why}`);
@@ -55,21 +48,21 @@ export async function answerOpenClaw(
   if (violation) throw httpError(400, 'bad_request', `not an OpenClaw hook call: ${violation}`);
   if (request.kind === 'event') {
     gateway.notify(hook, Method.RuntimeEvent, request.params);
-    return answer('{}');
+    return '{}';
   }
   // The plugin gives up at its own timeout (under OpenClaw's 15 s hook budget) and cuts the
   // request: a call held for a person then ends at once instead of at the hook's deadline.
-  const origin = requestOrigin(c.req, { dialect: DIALECT, ...ROUTE_HOST_TRAITS[DIALECT], requestId });
+  const origin = requestOrigin(call, { dialect: DIALECT, ...ROUTE_HOST_TRAITS[DIALECT], requestId });
   if (request.kind === 'execute') {
-    return answer(JSON.stringify(await executeTool(gateway, c.get('principal'), hook, request, origin)));
+    return JSON.stringify(await executeTool(gateway, principal, hook, request, origin));
   }
   const toHost = (a: Record<string, unknown>) => toHostAnswer(request, a);
   if (request.hook === 'before_tool_call') {
-    const out = await beforeToolCall(gateway, c.get('principal'), hook, request, origin);
-    return answer(hostAnswerText(hook, request.method, () => out, toHost));
+    const out = await beforeToolCall(gateway, principal, hook, request, origin);
+    return hostAnswerText(hook, request.method, () => out, toHost);
   }
-  const result = await invoke(gateway, c.get('principal'), hook, request.method, request.params, origin);
-  return answer(hostAnswerText(hook, request.method, () => toHost(result), toHost));
+  const result = await invoke(gateway, principal, hook, request.method, request.params, origin);
+  return hostAnswerText(hook, request.method, () => toHost(result), toHost);
 }
 
 /**

@@ -1,5 +1,4 @@
-import type { HonoRequest } from 'hono';
-import type { CallObserver, CallOrigin } from '../../server/gateway.js';
+import type { CallContextIn, CallObserver, CallOrigin } from '../../server/gateway.js';
 
 /** What a host route knows of its call besides what its request carries. */
 export type OriginFields = Omit<CallOrigin, 'traceparent' | 'signal'>;
@@ -25,23 +24,23 @@ class RequestOrigin implements CallOrigin {
   // Declared, not initialised: Object.assign below sets them from the route's fields.
   declare readonly dialect: string;
   declare observer?: CallObserver;
-  readonly #request: HonoRequest;
+  readonly #request: CallContextIn;
 
-  constructor(request: HonoRequest, fields: OriginFields) {
+  constructor(request: CallContextIn, fields: OriginFields) {
     Object.assign(this, fields);
     this.#request = request;
   }
 
-  get signal(): AbortSignal {
-    return this.#request.raw.signal;
+  get signal(): AbortSignal | undefined {
+    return this.#request.signal;
   }
 
   /** Read when the gateway traces calls: a header lookup otherwise spent on every call. */
   get traceparent(): string | undefined {
-    return this.#request.header('traceparent');
+    return this.#request.traceparent;
   }
 }
 
-export function requestOrigin(req: HonoRequest, fields: OriginFields): CallOrigin {
+export function requestOrigin(req: CallContextIn, fields: OriginFields): CallOrigin {
   return new RequestOrigin(req, fields);
 }

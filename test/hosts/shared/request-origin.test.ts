@@ -1,22 +1,28 @@
-import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { requestOrigin } from '../../../src/hosts/shared/request-origin.js';
-import type { CallOrigin } from '../../../src/server/gateway.js';
+import type { CallContextIn, CallOrigin } from '../../../src/server/gateway.js';
 
-/** The origins a Hono route would build for two requests, through a real Hono context. */
-async function originsOf(...traceparents: Array<string | undefined>): Promise<CallOrigin[]> {
-  const out: CallOrigin[] = [];
-  const app = new Hono();
-  app.post('/', (c) => {
-    out.push(requestOrigin(c.req, { dialect: 'claude-code', hostApproves: true, requestId: 'r1' }));
-    return c.body(null, 204);
-  });
-  for (const tp of traceparents) {
-    await app.fetch(
-      new Request('http://gw.test/', { method: 'POST', headers: tp ? { traceparent: tp } : {} }),
-    );
+/** A route's call context over a web Request, each read only when read (as the adapters' calls are). */
+class RequestContext implements CallContextIn {
+  constructor(private readonly request: Request) {}
+  get signal(): AbortSignal {
+    return this.request.signal;
   }
-  return out;
+  get traceparent(): string | undefined {
+    return this.request.headers.get('traceparent') ?? undefined;
+  }
+}
+
+/** The origins a host route would build for two requests. */
+function originsOf(...traceparents: Array<string | undefined>): CallOrigin[] {
+  return traceparents.map((tp) =>
+    requestOrigin(
+      new RequestContext(
+        new Request('http://gw.test/', { method: 'POST', headers: tp ? { traceparent: tp } : {} }),
+      ),
+      { dialect: 'claude-code', hostApproves: true, requestId: 'r1' },
+    ),
+  );
 }
 
 describe('requestOrigin (a host route’s call origin)', () => {
