@@ -138,7 +138,10 @@ const decoder = new TextDecoder();
 function bodyText(req: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A block, not `=> chunks.push(chunk)`: a listener that returns a value costs emit a check of it.
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+    });
     req.once('end', () => resolve(decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
     req.once('close', () => {
       if (!req.complete) resolve(undefined);
