@@ -15,6 +15,7 @@ import { loadCcFixtures } from '../helpers/claude-code-fixtures.js';
 import { loadCommandFixtures } from '../helpers/command-host-fixtures.js';
 import { preTool } from '../helpers/hermes-payloads.js';
 import { loadOcFixtures } from '../helpers/openclaw-fixtures.js';
+import { PUSH_NEEDS_A_PERSON } from '../helpers/approvals.js';
 import { recorder } from '../helpers/recording-hook.js';
 
 const rec = { backend: { type: 'module', module: 'test/helpers/recording-hook.ts' } };
@@ -30,15 +31,7 @@ beforeAll(async () => {
         guard: {
           ...rec,
           modes: ['tool'],
-          rules: [
-            {
-              name: 'push-needs-a-person',
-              kind: 'shell',
-              when: 'call.command.contains("git push")',
-              action: 'ask_human',
-              reason: 'a push leaves the machine',
-            },
-          ],
+          rules: [PUSH_NEEDS_A_PERSON],
           timeout_ms: 60_000,
         },
         // One call per 1000 s after a burst of one: the second call is refused.

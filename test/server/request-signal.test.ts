@@ -8,6 +8,7 @@ import { claudeCodeBash } from '../helpers/claude-code-fixtures.js';
 import { createNodeLogger } from '../../src/node/logger.js';
 import { createApp } from '../../src/server/app.js';
 import { startTestGateway, type TestGateway, tenantDoc } from '../helpers/gateway.js';
+import { PUSH_NEEDS_A_PERSON } from '../helpers/approvals.js';
 import { recorder } from '../helpers/recording-hook.js';
 
 /** A request that counts how often its `signal` is read. */
@@ -29,15 +30,7 @@ beforeAll(async () => {
         guard: {
           backend: { type: 'module', module: 'test/helpers/recording-hook.ts' },
           modes: ['tool'],
-          rules: [
-            {
-              name: 'push-needs-a-person',
-              kind: 'shell',
-              when: 'call.command.contains("git push")',
-              action: 'ask_human',
-              reason: 'a push leaves the machine',
-            },
-          ],
+          rules: [PUSH_NEEDS_A_PERSON],
           on_failure: 'closed',
           timeout_ms: 60_000,
         },
