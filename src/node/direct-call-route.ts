@@ -67,9 +67,8 @@ export function directCallRoute(
     if (principal === undefined) return false;
     const hook = admission(snapshot, tenant, path[2], principal);
     if (typeof hook === 'string') return false;
-    answer(deps, route, new NodeCall(req, res, principal, hook), res).catch((err: unknown) =>
-      failed(deps.log, res, err),
-    );
+    const call = new NodeCall(req, res, principal, hook);
+    answer(deps, route, call, res).catch((err: unknown) => failed(deps.log, call, res, err));
     return true;
   };
 }
@@ -162,15 +161,14 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   res.end(body);
 }
 
-/** What went wrong after the answer began: the connection is cut rather than left hanging. */
-function failed(log: Logger, res: ServerResponse, err: unknown): void {
-  log.error({ err: err instanceof Error ? err.message : String(err) }, 'direct call route failed');
-  if (!res.headersSent) {
-    res.writeHead(500, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { code: 'internal', message: 'internal error' } }));
-  } else {
-    res.destroy();
-  }
+/**
+ * What went wrong while the answer was being written: the app's 500 if nothing was sent yet, else
+ * the connection is cut rather than left hanging. Logged either way.
+ */
+function failed(log: Logger, call: NodeCall, res: ServerResponse, err: unknown): void {
+  const answer = errorResponse(err, call.requestId, log);
+  if (res.headersSent) res.destroy();
+  else writeResponse(res, answer).catch(() => res.destroy());
 }
 
 /**

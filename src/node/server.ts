@@ -200,7 +200,7 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
           fetch: app.fetch,
           hostname: host,
           port: listenPort,
-          // Hook calls on the native route are offered to the direct route first (see there).
+          // Hook calls on the call routes are offered to the direct route first (see there).
           createServer: createServerWithDirectCalls(takeCall),
         },
         () => {

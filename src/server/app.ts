@@ -10,7 +10,6 @@ import { approvalsPageRoutes } from './approvals-page.js';
 import { approvalRoutes } from './approvals-route.js';
 import { type AuthVariables, extractToken, hookAuthoriser, requireHookAccess } from './auth.js';
 import { readBodyLimited } from './body.js';
-import { COMMAND_HOSTS } from '../hosts/command/hosts.js';
 import { type DocsAssetsLoader, docsRoutes } from './docs.js';
 import { errorResponse, httpError } from './errors.js';
 import type { AdmittedCall, CallAnswer, CallRoute } from './call-request.js';
@@ -61,14 +60,8 @@ function limitDoc(spec: LimitSpec): Record<string, number> {
 
 type Env = { Variables: AuthVariables & { idSent?: boolean } };
 
-/** Every host protocol a hook answers; describe lists them. */
-const DIALECTS = [
-  'picoclaw',
-  'claude-code',
-  'openclaw',
-  'hermes',
-  ...COMMAND_HOSTS.map((h) => h.dialect),
-] as const;
+/** Every host protocol a hook answers, as describe lists them: PicoClaw's is the native route's. */
+const DIALECTS = [...CALL_ROUTES.keys()].map((dialect) => dialect || 'picoclaw');
 
 /**
  * A hook call's answer, already serialised. Built with plain-object headers so the Node adapter

@@ -14,8 +14,8 @@ import { answerNativeCall } from './native-call.js';
 export const CALL_ROUTES: ReadonlyMap<string, CallRoute> = new Map<string, CallRoute>([
   ['', answerNativeCall],
   ['claude-code', answerClaudeCode],
-  ['hermes', answerHermes],
   ['openclaw', answerOpenClaw],
+  ['hermes', answerHermes],
   // The hosts that run `hookgate hook` as their command hook (Codex, Copilot, Gemini CLI).
   ...COMMAND_HOSTS.map((host): [string, CallRoute] => [
     host.dialect,
